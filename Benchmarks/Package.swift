@@ -1,0 +1,36 @@
+// swift-tools-version:6.1
+// Benchmarks live in their own package so that package-benchmark and its dependencies stay out of the
+// main build. Run: `cd Benchmarks && swift package benchmark` (see README, "Benchmarks").
+import PackageDescription
+
+let package = Package(
+    name: "photosync-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "LibraryBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "PhotoLibrary", package: "photosync"),
+            ],
+            path: "LibraryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "DiffBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "IndexDiff", package: "photosync"),
+                .product(name: "Collections", package: "swift-collections"),
+            ],
+            path: "DiffBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,95 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "photosync",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
+        .library(name: "IndexDiff", targets: ["IndexDiff"]),
+        .library(name: "ContentHash", targets: ["ContentHash"]),
+        .library(name: "FetchPredicate", targets: ["FetchPredicate"]),
+        .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .executable(name: "photosync", targets: ["photosync"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries (Debian packages), each behind its own C module.
+        .systemLibrary(
+            name: "CXXHash",
+            pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]
+        ),
+        .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+
+        // Layer 0: leaf modules with no knowledge of the library.
+        .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
+        .target(name: "IndexDiff", swiftSettings: strict),
+        .target(
+            name: "FetchPredicate",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+
+        // Layer 1: the embeddable photo library (store, model, fetching, changes, journal).
+        .target(
+            name: "PhotoLibrary",
+            dependencies: [
+                "ContentHash",
+                "IndexDiff",
+                "FetchPredicate",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedSchema"]
+        ),
+
+        // Layer 3: the command-line tool; a thin @main over a testable library.
+        .target(
+            name: "PhotosyncCommand",
+            dependencies: [
+                "PhotoLibrary",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "photosync", dependencies: ["PhotosyncCommand"], swiftSettings: strict),
+
+        // Build support: Schema/*.sql (the single source of truth) embedded into PhotoLibrary.
+        .executableTarget(name: "SchemaEmbedder", path: "Sources/SchemaEmbedder"),
+        .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
+
+        .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
+        .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff"], swiftSettings: strict),
+        .testTarget(
+            name: "FetchPredicateTests",
+            dependencies: ["FetchPredicate", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MediaProbeTests",
+            dependencies: ["MediaProbe"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PhotoLibraryTests",
+            dependencies: ["PhotoLibrary", "ContentHash"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

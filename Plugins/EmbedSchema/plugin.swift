@@ -1,0 +1,25 @@
+import Foundation
+import PackagePlugin
+
+/// Embeds the numbered SQL migrations of `Schema/` (the single source of truth for the schema) into the
+/// target as Swift string literals, so that an installed `photosync` binary needs no resource bundle.
+@main
+struct EmbedSchema: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
+        let schemaDirectory = context.package.directoryURL.appending(path: "Schema")
+        let files = try FileManager.default
+            .contentsOfDirectory(at: schemaDirectory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedSchema.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding \(files.count) schema migrations",
+                executable: try context.tool(named: "SchemaEmbedder").url,
+                arguments: [output.path] + files.map(\.path),
+                inputFiles: files,
+                outputFiles: [output]
+            )
+        ]
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder; the predicate language lands here.

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random access to the bytes of one file or buffer. Reads past the end return fewer bytes (or none).
+protocol ByteSource {
+    /// The total size in bytes.
+    var size: Int64 { get }
+    /// Up to `count` bytes starting at `offset`; fewer at the end or on a read error.
+    func read(at offset: Int64, count: Int) -> [UInt8]
+}
+
+/// A buffer held in memory (tests, fuzzing, payloads already read).
+struct MemorySource: ByteSource {
+    let bytes: [UInt8]
+    var size: Int64 { Int64(bytes.count) }
+
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let start = Int(offset)
+        let end = start + min(count, bytes.count - start)
+        return Array(bytes[start..<end])
+    }
+}
+
+/// An open file read with `pread`, so no file position is shared and nothing is read that is not asked for.
+struct FileSource: ByteSource {
+    let descriptor: Int32
+    let size: Int64
+
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        buffer.withUnsafeMutableBytes { raw in
+            while filled < wanted {
+                let got = pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+                if got > 0 {
+                    filled += got
+                } else if got < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break  // EOF (the file shrank) or an I/O error: return what we have.
+                }
+            }
+        }
+        if filled < wanted { buffer.removeSubrange(filled...) }
+        return buffer
+    }
+}
+
+/// The reader every parser goes through: it bounds the total bytes and the number of reads of one probe, so
+/// that no file, however crafted, makes a probe read unbounded memory or loop for long.
+final class BoundedReader {
+    /// The most bytes one probe reads in total.
+    static let defaultByteBudget = 16 << 20
+    /// The most reads one probe makes.
+    static let defaultReadBudget = 50_000
+
+    let source: any ByteSource
+    private(set) var bytesLeft: Int
+    private(set) var readsLeft: Int
+    /// Set once a budget ran out; parsers then stop quietly with what they have.
+    private(set) var exhausted = false
+
+    init(
+        _ source: any ByteSource, byteBudget: Int = BoundedReader.defaultByteBudget,
+        readBudget: Int = BoundedReader.defaultReadBudget
+    ) {
+        self.source = source
+        self.bytesLeft = byteBudget
+        self.readsLeft = readBudget
+    }
+
+    var size: Int64 { source.size }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file, none once a budget ran out).
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard count > 0, offset >= 0, offset < size else { return [] }
+        guard readsLeft > 0, bytesLeft > 0 else {
+            exhausted = true
+            return []
+        }
+        readsLeft -= 1
+        let granted = min(count, bytesLeft)
+        if granted < count { exhausted = true }
+        let bytes = source.read(at: offset, count: granted)
+        bytesLeft -= bytes.count
+        return bytes
+    }
+
+    /// Exactly `count` bytes at `offset`, or nil when the file is shorter.
+    func readExactly(at offset: Int64, count: Int) -> [UInt8]? {
+        let bytes = read(at: offset, count: count)
+        return bytes.count == count ? bytes : nil
+    }
+}
+
+/// Safe, bounds-checked integer access to a byte array. Out-of-range reads return nil, never trap.
+struct ByteView {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var count: Int { bytes.count }
+
+    func u8(_ at: Int) -> UInt8? {
+        at >= 0 && at < bytes.count ? bytes[at] : nil
+    }
+
+    func u16(_ at: Int, bigEndian: Bool = true) -> UInt16? {
+        guard at >= 0, at <= bytes.count - 2 else { return nil }
+        let a = UInt16(bytes[at]), b = UInt16(bytes[at + 1])
+        return bigEndian ? a << 8 | b : b << 8 | a
+    }
+
+    func u24(_ at: Int, bigEndian: Bool = true) -> UInt32? {
+        guard at >= 0, at <= bytes.count - 3 else { return nil }
+        let a = UInt32(bytes[at]), b = UInt32(bytes[at + 1]), c = UInt32(bytes[at + 2])
+        return bigEndian ? a << 16 | b << 8 | c : c << 16 | b << 8 | a
+    }
+
+    func u32(_ at: Int, bigEndian: Bool = true) -> UInt32? {
+        guard at >= 0, at <= bytes.count - 4 else { return nil }
+        var value: UInt32 = 0
+        for index in 0..<4 {
+            let byte = UInt32(bytes[bigEndian ? at + index : at + 3 - index])
+            value = value << 8 | byte
+        }
+        return value
+    }
+
+    func u64(_ at: Int, bigEndian: Bool = true) -> UInt64? {
+        guard at >= 0, at <= bytes.count - 8 else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<8 {
+            let byte = UInt64(bytes[bigEndian ? at + index : at + 7 - index])
+            value = value << 8 | byte
+        }
+        return value
+    }
+
+    /// Unsigned big-endian integer of 0, 4 or 8 bytes (ISO-BMFF `iloc` field sizes).
+    func uint(_ at: Int, size: Int) -> UInt64? {
+        switch size {
+        case 0: return 0
+        case 4: return u32(at).map(UInt64.init)
+        case 8: return u64(at)
+        default: return nil
+        }
+    }
+
+    func matches(_ ascii: String, at: Int) -> Bool {
+        let pattern = Array(ascii.utf8)
+        guard at >= 0, at <= bytes.count - pattern.count else { return false }
+        return bytes[at..<(at + pattern.count)].elementsEqual(pattern)
+    }
+
+    func slice(_ at: Int, _ length: Int) -> [UInt8]? {
+        guard at >= 0, length >= 0, at <= bytes.count - length else { return nil }
+        return Array(bytes[at..<(at + length)])
+    }
+}
+
+/// A four-character code as a big-endian integer.
+func fourCC(_ text: StaticString) -> UInt32 {
+    precondition(text.utf8CodeUnitsCount == 4)
+    let p = text.utf8Start
+    return UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
+}
+
+/// Printable form of a four-character code (non-printable bytes as `.`), for problem details.
+func fourCCString(_ code: UInt32) -> String {
+    let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> UInt32($0)) }
+    return String(decoding: bytes.map { (0x20...0x7e).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+}
+
+/// Text from bytes: stops at the first NUL, decodes UTF-8 leniently, drops control characters and trims.
+/// Returns nil for empty results.
+func cleanText(_ bytes: some Collection<UInt8>) -> String? {
+    let upToNul = bytes.prefix { $0 != 0 }
+    let decoded = String(decoding: Array(upToNul), as: UTF8.self)
+    let scalars = decoded.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }
+    var text = String(String.UnicodeScalarView(scalars))
+    while let first = text.first, first.isWhitespace { text.removeFirst() }
+    while let last = text.last, last.isWhitespace { text.removeLast() }
+    return text.isEmpty ? nil : text
+}

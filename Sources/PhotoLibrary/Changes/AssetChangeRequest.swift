@@ -1,0 +1,268 @@
+public import Foundation
+import GRDB
+
+/// How ``AssetChangeRequest/creationRequestForAsset(fromFileAt:options:)`` takes in a file.
+public struct AssetCreationOptions: Sendable {
+    /// Copy the file into the library's content-addressed `originals/` store (the default), or reference it
+    /// where it is.
+    public var storage: AssetStorage
+    /// The file's XXH3-128, when the caller has already computed it (referenced files only): the file is
+    /// then not read again.
+    public var contentHash: String?
+    /// The file's size, with ``contentHash``.
+    public var fileSize: Int64?
+
+    public init(storage: AssetStorage = .copied, contentHash: String? = nil, fileSize: Int64? = nil) {
+        self.storage = storage
+        self.contentHash = contentHash
+        self.fileSize = fileSize
+    }
+}
+
+/// Creates, edits and deletes assets inside ``PhotoLibrary/performChanges(author:_:)``.
+///
+/// As in PhotoKit, a request is made inside a change block and its edits are committed with the block, all
+/// or nothing. Requests don't throw: the first problem (an unknown asset, an unreadable file, an invalid
+/// value) makes the whole block fail with that typed error, and nothing of it is committed.
+///
+/// Beyond PhotoKit's editable properties (favorite, hidden, creation date, location), the metadata an
+/// importer learns from a file can be set too, and ``replaceContent(withFileAt:options:)`` records an edit
+/// of the asset's bytes.
+public final class AssetChangeRequest {
+    private let session: ChangeSession?
+    private let rowID: Int64?
+
+    /// The placeholder of the asset a creation request creates; nil for other requests.
+    public let placeholderForCreatedAsset: ObjectPlaceholder?
+
+    private init(session: ChangeSession?, rowID: Int64?, placeholder: ObjectPlaceholder?) {
+        self.session = session
+        self.rowID = rowID
+        self.placeholderForCreatedAsset = placeholder
+    }
+
+    /// A request to edit an existing asset.
+    public convenience init(for asset: Asset) {
+        let session = ChangeSession.current
+        var rowID: Int64?
+        if let session {
+            session.perform { rowID = try session.assetID(for: asset.localIdentifier) }
+        }
+        self.init(session: session, rowID: rowID, placeholder: nil)
+        if session == nil { Self.outsideBlock() }
+    }
+
+    /// Creates an asset from a file: copied into the library (the default) or referenced in place.
+    ///
+    /// The media type and type identifier are inferred from the file name; set the metadata you know
+    /// through the request's properties. Fails the block with ``PhotoLibraryError/fileUnreadable(path:reason:)``
+    /// when the file can't be read.
+    public static func creationRequestForAsset(
+        fromFileAt fileURL: URL, options: AssetCreationOptions = AssetCreationOptions()
+    ) -> AssetChangeRequest {
+        guard let session = ChangeSession.current else {
+            outsideBlock()
+            return AssetChangeRequest(session: nil, rowID: nil, placeholder: nil)
+        }
+        var rowID: Int64?
+        var placeholder: ObjectPlaceholder?
+        session.perform {
+            let path = fileURL.standardizedFileURL.path
+            var hash = options.contentHash
+            var size = options.fileSize
+            switch options.storage {
+            case .copied:
+                let imported = try session.library.originalsStore.importFile(atPath: path)
+                hash = imported.hash
+                size = imported.size
+            case .referenced:
+                if hash == nil || size == nil {
+                    let digest = try ContentHashing.hashFile(atPath: path)
+                    hash = digest.hash
+                    size = digest.size
+                }
+            }
+            let name = fileURL.lastPathComponent
+            let type = UniformType.guess(forFileName: name)
+            var row = AssetRow(
+                id: 0, localIdentifier: LocalIdentifier.make(.asset), mediaType: type.mediaType.rawValue,
+                creationDate: nil, modificationDate: session.now, originalFilename: name,
+                uniformTypeIdentifier: type.identifier, fileSize: size ?? 0, contentHash: hash,
+                storage: options.storage.rawValue, filePath: options.storage == .referenced ? path : nil,
+                addedDate: session.now)
+            try session.insertAsset(&row)
+            rowID = row.id
+            placeholder = ObjectPlaceholder(localIdentifier: row.localIdentifier)
+        }
+        return AssetChangeRequest(session: session, rowID: rowID, placeholder: placeholder)
+    }
+
+    /// Deletes assets. Deleting removes them from every album; a copied original is removed from the store
+    /// once no asset refers to its content.
+    public static func deleteAssets(_ assets: some Sequence<Asset>) {
+        deleteAssets(withLocalIdentifiers: assets.map(\.localIdentifier))
+    }
+
+    /// Deletes the assets with these identifiers. An unknown identifier fails the block.
+    public static func deleteAssets(withLocalIdentifiers identifiers: some Sequence<String>) {
+        guard let session = ChangeSession.current else { return outsideBlock() }
+        for identifier in identifiers {
+            session.perform { try session.deleteAsset(try session.assetID(for: identifier)) }
+        }
+    }
+
+    /// A request made outside a change block has no block to fail: it does nothing (PhotoKit raises an
+    /// exception here). Its placeholder is nil.
+    static func outsideBlock() {}
+
+    // MARK: Editing
+
+    private func edit(_ change: (inout AssetRow) -> Void) {
+        guard let session, let rowID else { return }
+        session.perform { try session.editAsset(rowID, change) }
+    }
+
+    private func current<T>(_ value: (AssetRow) -> T, default fallback: T) -> T {
+        guard let session, let rowID, let row = try? session.currentAssetRow(rowID) else { return fallback }
+        return value(row)
+    }
+
+    public var isFavorite: Bool {
+        get { current({ $0.isFavorite }, default: false) }
+        set { edit { $0.isFavorite = newValue } }
+    }
+
+    public var isHidden: Bool {
+        get { current({ $0.isHidden }, default: false) }
+        set { edit { $0.isHidden = newValue } }
+    }
+
+    public var creationDate: Date? {
+        get { current({ $0.creationDate.map(Date.init(timeIntervalSince1970:)) }, default: nil) }
+        set { edit { $0.creationDate = newValue?.timeIntervalSince1970 } }
+    }
+
+    /// The capture's UTC offset in seconds, when known (it decides the asset's moment).
+    public var creationTimeZoneOffset: Int? {
+        get { current({ $0.creationTimeZoneOffset }, default: nil) }
+        set { edit { $0.creationTimeZoneOffset = newValue } }
+    }
+
+    public var modificationDate: Date? {
+        get { current({ $0.modificationDate.map(Date.init(timeIntervalSince1970:)) }, default: nil) }
+        set { edit { $0.modificationDate = newValue?.timeIntervalSince1970 } }
+    }
+
+    /// The asset's position. A location off the globe fails the block with
+    /// ``PhotoLibraryError/invalidValue(property:reason:)``.
+    public var location: Location? {
+        get {
+            current({ row in
+                guard let latitude = row.latitude, let longitude = row.longitude else { return nil }
+                return Location(latitude: latitude, longitude: longitude, altitude: row.altitude)
+            }, default: nil)
+        }
+        set {
+            edit {
+                $0.latitude = newValue?.latitude
+                $0.longitude = newValue?.longitude
+                $0.altitude = newValue?.altitude
+            }
+        }
+    }
+
+    public var mediaType: AssetMediaType {
+        get { current({ AssetMediaType(rawValue: $0.mediaType) ?? .unknown }, default: .unknown) }
+        set { edit { $0.mediaType = newValue.rawValue } }
+    }
+
+    public var mediaSubtypes: AssetMediaSubtypes {
+        get { current({ AssetMediaSubtypes(rawValue: $0.mediaSubtypes) }, default: []) }
+        set { edit { $0.mediaSubtypes = newValue.rawValue } }
+    }
+
+    public var pixelWidth: Int {
+        get { current({ $0.pixelWidth }, default: 0) }
+        set { edit { $0.pixelWidth = newValue } }
+    }
+
+    public var pixelHeight: Int {
+        get { current({ $0.pixelHeight }, default: 0) }
+        set { edit { $0.pixelHeight = newValue } }
+    }
+
+    /// Seconds.
+    public var duration: Double {
+        get { current({ $0.duration }, default: 0) }
+        set { edit { $0.duration = newValue } }
+    }
+
+    public var burstIdentifier: String? {
+        get { current({ $0.burstIdentifier }, default: nil) }
+        set { edit { $0.burstIdentifier = newValue } }
+    }
+
+    public var burstSelectionTypes: AssetBurstSelectionType {
+        get { current({ AssetBurstSelectionType(rawValue: $0.burstSelectionTypes) }, default: []) }
+        set { edit { $0.burstSelectionTypes = newValue.rawValue } }
+    }
+
+    public var sourceType: AssetSourceType {
+        get { current({ AssetSourceType(rawValue: $0.sourceType) }, default: .typeUserLibrary) }
+        set { edit { $0.sourceType = newValue.rawValue } }
+    }
+
+    public var hasAdjustments: Bool {
+        get { current({ $0.hasAdjustments }, default: false) }
+        set { edit { $0.hasAdjustments = newValue } }
+    }
+
+    public var originalFilename: String {
+        get { current({ $0.originalFilename }, default: "") }
+        set { edit { $0.originalFilename = newValue } }
+    }
+
+    public var uniformTypeIdentifier: String? {
+        get { current({ $0.uniformTypeIdentifier }, default: nil) }
+        set { edit { $0.uniformTypeIdentifier = newValue } }
+    }
+
+    /// Moves a referenced asset's file reference to a new path, keeping its identity (a rename or move on
+    /// disk). The file name follows the path.
+    public func setReferencedFilePath(_ path: String) {
+        edit {
+            $0.filePath = path
+            $0.originalFilename = URL(fileURLWithPath: path).lastPathComponent
+        }
+    }
+
+    /// Replaces the asset's bytes (an edit of the file): observers see `assetContentChanged`.
+    ///
+    /// With ``AssetStorage/copied`` the new file is copied into the store; with ``AssetStorage/referenced``
+    /// the asset refers to `fileURL` and `options.contentHash`/`fileSize` may carry a hash already computed.
+    public func replaceContent(withFileAt fileURL: URL, options: AssetCreationOptions = AssetCreationOptions()) {
+        guard let session, let rowID else { return }
+        session.perform {
+            let path = fileURL.standardizedFileURL.path
+            var hash = options.contentHash
+            var size = options.fileSize
+            if options.storage == .copied {
+                let imported = try session.library.originalsStore.importFile(atPath: path)
+                (hash, size) = (imported.hash, imported.size)
+            } else if hash == nil || size == nil {
+                let digest = try ContentHashing.hashFile(atPath: path)
+                (hash, size) = (digest.hash, digest.size)
+            }
+            try session.editAsset(rowID) { row in
+                if row.storage == AssetStorage.copied.rawValue, let old = row.contentHash, old != hash {
+                    session.releasedOriginals.insert(old)
+                }
+                row.contentHash = hash
+                row.fileSize = size ?? 0
+                row.storage = options.storage.rawValue
+                row.filePath = options.storage == .referenced ? path : nil
+                row.modificationDate = session.now
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import GRDB
+
+/// The state of one change block: it lives on the writer's thread inside one SQLite write transaction.
+///
+/// Change requests made inside the block reach it through ``current``. Every object a request touches has
+/// its state *before* the block captured on first touch, so that at the end the session can tell exactly
+/// what changed (and nothing else), maintain the derived collections (smart albums, moments, year lists,
+/// burst representatives, album dates and counts), and append the change journal — all inside the same
+/// transaction as the change itself.
+///
+/// `@unchecked Sendable`: a session is created, used and finished on the GRDB writer's thread during one
+/// `write` call; the task-local binding makes it reachable only from code running inside that call.
+final class ChangeSession: @unchecked Sendable {
+    @TaskLocal static var current: ChangeSession?
+
+    let db: Database
+    let library: PhotoLibrary
+    let author: String
+    let now: Double
+    private(set) var firstError: PhotoLibraryError?
+
+    /// Before images: nil for objects created in this block. Keys are row ids.
+    var assetsBefore: [Int64: AssetRow?] = [:]
+    var collectionsBefore: [Int64: AssetCollectionRow?] = [:]
+    var listsBefore: [Int64: CollectionListRow?] = [:]
+    /// Assets with property edits not yet written (written at the end of the block, in one pass).
+    var pendingAssetRows: [Int64: AssetRow] = [:]
+    var pendingAssetOrder: [Int64] = []
+    /// Collections and lists whose members changed.
+    var collectionMembershipChanged: Set<Int64> = []
+    var listMembershipChanged: Set<Int64> = []
+    /// Content hashes of copied originals that may have lost their last reference.
+    var releasedOriginals: Set<String> = []
+
+    init(db: Database, library: PhotoLibrary, author: String) {
+        self.db = db
+        self.library = library
+        self.author = author
+        self.now = Date().timeIntervalSince1970
+    }
+
+    /// The session of the change block running on this thread.
+    static func requireCurrent() -> ChangeSession? {
+        current
+    }
+
+    // MARK: Errors
+
+    /// Records the block's first error; every later operation is skipped and the block fails with it.
+    func fail(_ error: PhotoLibraryError) {
+        if firstError == nil { firstError = error }
+    }
+
+    var isFailed: Bool { firstError != nil }
+
+    /// Runs a step, recording its error. Steps after a failure are skipped.
+    func perform(_ step: () throws -> Void) {
+        guard firstError == nil else { return }
+        do { try step() } catch { fail(PhotoLibrary.map(error, path: library.databasePath)) }
+    }
+
+    // MARK: Touching objects
+
+    func touchAsset(_ id: Int64) throws {
+        guard assetsBefore[id] == nil else { return }
+        guard let row = try AssetRow.fetchOne(db, key: id) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
+        }
+        assetsBefore[id] = .some(row)
+    }
+
+    func touchCollection(_ id: Int64) throws {
+        guard collectionsBefore[id] == nil else { return }
+        guard let row = try AssetCollectionRow.fetchOne(db, key: id) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: "collection #\(id)")
+        }
+        collectionsBefore[id] = .some(row)
+    }
+
+    func touchList(_ id: Int64) throws {
+        guard listsBefore[id] == nil else { return }
+        guard let row = try CollectionListRow.fetchOne(db, key: id) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: "collection list #\(id)")
+        }
+        listsBefore[id] = .some(row)
+    }
+
+    // MARK: Resolving identifiers
+
+    func assetID(for localIdentifier: String) throws -> Int64 {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier]) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
+        }
+        return id
+    }
+
+    func collectionRow(for localIdentifier: String) throws -> AssetCollectionRow {
+        guard let row = try AssetCollectionRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
+        }
+        return row
+    }
+
+    func listRow(for localIdentifier: String) throws -> CollectionListRow {
+        guard let row = try CollectionListRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
+        }
+        return row
+    }
+
+    // MARK: Assets
+
+    func insertAsset(_ row: inout AssetRow) throws {
+        try row.insert(db)
+        row.id = db.lastInsertedRowID
+        assetsBefore[row.id] = .some(nil)
+    }
+
+    /// Edits an asset's pending state; the edit is written at the end of the block.
+    func editAsset(_ id: Int64, _ edit: (inout AssetRow) -> Void) throws {
+        if pendingAssetRows[id] == nil {
+            try touchAsset(id)
+            guard let current = try AssetRow.fetchOne(db, key: id) else {
+                throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
+            }
+            pendingAssetRows[id] = current
+            pendingAssetOrder.append(id)
+        }
+        edit(&pendingAssetRows[id]!)
+    }
+
+    func currentAssetRow(_ id: Int64) throws -> AssetRow? {
+        if let pending = pendingAssetRows[id] { return pending }
+        return try AssetRow.fetchOne(db, key: id)
+    }
+
+    func deleteAsset(_ id: Int64) throws {
+        try touchAsset(id)
+        let albums = try Int64.fetchAll(db, sql: "SELECT albumId FROM album_asset WHERE assetId = ?", arguments: [id])
+        for album in albums {
+            try touchCollection(album)
+            collectionMembershipChanged.insert(album)
+        }
+        // Keep the album positions dense.
+        for album in albums {
+            try removeMembers(ofAlbum: album, where: { $0 == id })
+        }
+        if case .some(.some(let before)) = assetsBefore[id], before.storage == AssetStorage.copied.rawValue,
+            let hash = before.contentHash
+        {
+            releasedOriginals.insert(hash)
+        }
+        if let pending = pendingAssetRows.removeValue(forKey: id), pending.storage == AssetStorage.copied.rawValue,
+            let hash = pending.contentHash
+        {
+            releasedOriginals.insert(hash)
+        }
+        try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
+    }
+
+    // MARK: Album membership (dense positions 0..<n)
+
+    func albumMembers(_ album: Int64) throws -> [Int64] {
+        try Int64.fetchAll(
+            db, sql: "SELECT assetId FROM album_asset WHERE albumId = ? ORDER BY position", arguments: [album])
+    }
+
+    /// Replaces the album's ordered members, rewriting only the suffix that changed.
+    func setAlbumMembers(_ album: Int64, from old: [Int64], to new: [Int64]) throws {
+        var first = 0
+        while first < old.count && first < new.count && old[first] == new[first] { first += 1 }
+        if first == old.count && first == new.count { return }
+        try touchCollection(album)
+        collectionMembershipChanged.insert(album)
+        try db.execute(
+            sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?", arguments: [album, first])
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (?, ?, ?)")
+        for position in first..<new.count {
+            try statement.execute(arguments: [album, new[position], position])
+        }
+    }
+
+    func removeMembers(ofAlbum album: Int64, where shouldRemove: (Int64) -> Bool) throws {
+        let old = try albumMembers(album)
+        try setAlbumMembers(album, from: old, to: old.filter { !shouldRemove($0) })
+    }
+
+    // MARK: Folder children (dense positions 0..<n)
+
+    enum Child: Hashable {
+        case collection(Int64)
+        case list(Int64)
+    }
+
+    func children(ofList list: Int64) throws -> [Child] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT childCollectionId, childListId FROM collection_list_child WHERE listId = ? ORDER BY position",
+            arguments: [list]
+        ).map { row in
+            if let id: Int64 = row["childCollectionId"] { return .collection(id) }
+            return .list(row["childListId"])
+        }
+    }
+
+    func setChildren(ofList list: Int64, from old: [Child], to new: [Child]) throws {
+        var first = 0
+        while first < old.count && first < new.count && old[first] == new[first] { first += 1 }
+        if first == old.count && first == new.count { return }
+        try touchList(list)
+        listMembershipChanged.insert(list)
+        try db.execute(
+            sql: "DELETE FROM collection_list_child WHERE listId = ? AND position >= ?", arguments: [list, first])
+        for position in first..<new.count {
+            switch new[position] {
+            case .collection(let id):
+                try db.execute(
+                    sql: "INSERT INTO collection_list_child (listId, position, childCollectionId) VALUES (?, ?, ?)",
+                    arguments: [list, position, id])
+            case .list(let id):
+                try db.execute(
+                    sql: "INSERT INTO collection_list_child (listId, position, childListId) VALUES (?, ?, ?)",
+                    arguments: [list, position, id])
+            }
+        }
+    }
+
+    /// The folder holding a child, if any.
+    func parent(of child: Child) throws -> Int64? {
+        switch child {
+        case .collection(let id):
+            try Int64.fetchOne(db, sql: "SELECT listId FROM collection_list_child WHERE childCollectionId = ?", arguments: [id])
+        case .list(let id):
+            try Int64.fetchOne(db, sql: "SELECT listId FROM collection_list_child WHERE childListId = ?", arguments: [id])
+        }
+    }
+
+    /// Detaches a child from its folder, if it has one.
+    func detach(_ child: Child) throws {
+        guard let parent = try parent(of: child) else { return }
+        let old = try children(ofList: parent)
+        try setChildren(ofList: parent, from: old, to: old.filter { $0 != child })
+    }
+}

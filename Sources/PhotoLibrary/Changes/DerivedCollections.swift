@@ -1,0 +1,90 @@
+import Foundation
+
+/// The rule of moments: the local calendar day of an asset's creation date.
+enum MomentDay {
+    static let undated = "undated"
+
+    /// `YYYY-MM-DD` of the creation date in the capture's own UTC offset when known, else in `timeZone`;
+    /// ``undated`` without a creation date.
+    static func key(for row: AssetRow, timeZone: TimeZone) -> String {
+        guard let seconds = row.creationDate, seconds.isFinite else { return undated }
+        let offset = row.creationTimeZoneOffset
+            ?? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds))
+        let local = seconds + Double(offset)
+        let days = Int((local / 86_400).rounded(.down))
+        let (year, month, day) = civil(fromDaysSince1970: days)
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    static func title(for key: String) -> String {
+        key == undated ? "Undated" : key
+    }
+
+    static func year(of key: String) -> Int? {
+        key == undated ? nil : Int(key.prefix(4))
+    }
+
+    /// The proleptic Gregorian date of a day count (days since 1970-01-01).
+    static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// The membership rules of the smart albums, evaluated on every change.
+///
+/// Every smart album but Hidden leaves hidden assets out; Hidden holds exactly the hidden ones. Burst
+/// members all count as members; fetches show only each burst's representative unless asked otherwise.
+enum SmartAlbumRule {
+    static let recentlyAddedDays = 30
+
+    static func contains(_ row: AssetRow, subtype: AssetCollectionSubtype, recentSince: Double) -> Bool {
+        if subtype == .smartAlbumAllHidden { return row.isHidden }
+        if row.isHidden { return false }
+        switch subtype {
+        case .smartAlbumUserLibrary: return true
+        case .smartAlbumFavorites: return row.isFavorite
+        case .smartAlbumVideos: return row.mediaType == AssetMediaType.video.rawValue
+        case .smartAlbumRecentlyAdded: return row.addedDate >= recentSince
+        case .smartAlbumPanoramas: return row.mediaSubtypes & AssetMediaSubtypes.photoPanorama.rawValue != 0
+        case .smartAlbumScreenshots: return row.mediaSubtypes & AssetMediaSubtypes.photoScreenshot.rawValue != 0
+        case .smartAlbumBursts: return row.burstIdentifier != nil
+        default: return false
+        }
+    }
+
+    /// The same rule as SQL over `asset` (for fetching a smart album's members).
+    static func sql(subtype: AssetCollectionSubtype) -> String {
+        switch subtype {
+        case .smartAlbumAllHidden: "asset.isHidden = 1"
+        case .smartAlbumUserLibrary: "asset.isHidden = 0"
+        case .smartAlbumFavorites: "asset.isHidden = 0 AND asset.isFavorite = 1"
+        case .smartAlbumVideos: "asset.isHidden = 0 AND asset.mediaType = 2"
+        case .smartAlbumRecentlyAdded: "asset.isHidden = 0 AND asset.addedDate >= ?"
+        case .smartAlbumPanoramas: "asset.isHidden = 0 AND (asset.mediaSubtypes & 1) != 0"
+        case .smartAlbumScreenshots: "asset.isHidden = 0 AND (asset.mediaSubtypes & 4) != 0"
+        case .smartAlbumBursts: "asset.isHidden = 0 AND asset.burstIdentifier IS NOT NULL"
+        default: "0"
+        }
+    }
+}
+
+/// Makes local identifiers: a random UUID and a suffix naming the object type, as PhotoKit's look.
+enum LocalIdentifier {
+    static func make(_ type: ObjectType) -> String {
+        let suffix: String
+        switch type {
+        case .asset: suffix = "/L0/001"
+        case .assetCollection: suffix = "/L0/040"
+        case .collectionList: suffix = "/L0/050"
+        }
+        return UUID().uuidString + suffix
+    }
+}

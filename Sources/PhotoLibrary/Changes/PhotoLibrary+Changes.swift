@@ -1,0 +1,168 @@
+import Foundation
+import ContentHash
+import GRDB
+
+extension PhotoLibrary {
+    /// The author recorded for commits that don't name one: the process's name.
+    public static var defaultAuthor: String { ProcessInfo.processInfo.processName }
+
+    /// Runs a change block and commits every request made in it in one SQLite transaction — all or nothing.
+    ///
+    /// Inside the block, make requests with ``AssetChangeRequest``, ``AssetCollectionChangeRequest`` and
+    /// ``CollectionListChangeRequest``. When the block returns, derived collections (smart albums, moments,
+    /// year lists, burst representatives) are brought up to date and the change journal records the
+    /// transaction, inside the same transaction. The call returns once the commit is durable.
+    ///
+    /// The block runs on the library's writer; don't call back into this library's change methods from it.
+    ///
+    /// - Parameters:
+    ///   - author: recorded with the transaction in the change history (clients can leave their own changes
+    ///     out of what they fetch).
+    ///   - changes: the change block.
+    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was), or
+    ///   the error the block threw.
+    public func performChanges(
+        author: String = PhotoLibrary.defaultAuthor, _ changes: @escaping @Sendable () throws -> Void
+    ) async throws {
+        let committed: CommittedWrite
+        do {
+            committed = try await database.write { [self] db in
+                try runChangeBlock(db, author: author, changes)
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+        await Task.yield()
+        afterCommit(committed)
+    }
+
+    /// Runs a change block and commits it, synchronously. See ``performChanges(author:_:)``.
+    ///
+    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was), or
+    ///   the error the block threw.
+    public func performChangesAndWait(author: String = PhotoLibrary.defaultAuthor, _ changes: () throws -> Void) throws {
+        let committed: CommittedWrite
+        do {
+            committed = try database.write { db in
+                try runChangeBlock(db, author: author, changes)
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+        afterCommit(committed)
+    }
+
+    struct CommittedWrite: Sendable {
+        let transaction: CommittedTransaction?
+        let releasedOriginals: Set<String>
+    }
+
+    private func runChangeBlock(_ db: Database, author: String, _ changes: () throws -> Void) throws -> CommittedWrite {
+        let session = ChangeSession(db: db, library: self, author: author)
+        try ChangeSession.$current.withValue(session) {
+            try changes()
+        }
+        let transaction = try session.finish()
+        if let transaction {
+            try applyRetentionIfDue(db, sequence: transaction.sequence)
+        }
+        return CommittedWrite(transaction: transaction, releasedOriginals: session.releasedOriginals)
+    }
+
+    private func afterCommit(_ committed: CommittedWrite) {
+        if let transaction = committed.transaction {
+            notifier.didCommit(sequence: transaction.sequence)
+        }
+        if !committed.releasedOriginals.isEmpty {
+            removeOriginalsIfUnreferenced(committed.releasedOriginals)
+        }
+    }
+
+    /// Removes stored originals no asset refers to any more. The check and the removal run inside a write
+    /// transaction, so no concurrent import can start referring to a file being removed.
+    private func removeOriginalsIfUnreferenced(_ hashes: Set<String>) {
+        try? database.write { db in
+            for hash in hashes {
+                let referenced = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ? AND storage = 0)", arguments: [hash]) ?? true
+                if !referenced { originalsStore.remove(hash: hash) }
+            }
+        }
+    }
+
+    /// Removes the files of `originals/` that no asset refers to: what a crash between writing a file and
+    /// committing its asset (or between committing a deletion and removing the file) can leave behind.
+    ///
+    /// - Returns: the number of files removed.
+    /// - Complexity: O(*n*) in the number of stored files.
+    @discardableResult
+    public func removeUnreferencedOriginals() throws(PhotoLibraryError) -> Int {
+        do {
+            return try database.write { db in
+                let referenced = Set(try String.fetchAll(db, sql: "SELECT DISTINCT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL"))
+                var removed = 0
+                let fileManager = FileManager.default
+                for prefix in (try? fileManager.contentsOfDirectory(atPath: originalsStore.directory.path)) ?? [] {
+                    let folder = originalsStore.directory.appending(path: prefix)
+                    if prefix == ".incoming" {
+                        for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                            try? fileManager.removeItem(at: folder.appending(path: name))
+                            removed += 1
+                        }
+                        continue
+                    }
+                    for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] where !referenced.contains(name) {
+                        try? fileManager.removeItem(at: folder.appending(path: name))
+                        removed += 1
+                    }
+                }
+                return removed
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+    }
+}
+
+/// Hashing files for the library, with its error type.
+enum ContentHashing {
+    static func hashFile(atPath path: String) throws(PhotoLibraryError) -> (hash: String, size: Int64) {
+        do {
+            let result = try ContentHash.ofFile(atPath: path)
+            return (result.hash.description, result.byteCount)
+        } catch {
+            throw .fileUnreadable(path: path, reason: String(cString: strerror(error.errno)))
+        }
+    }
+}
+
+/// A best guess of a file's type from its name, for files the library imports itself. The sync worker
+/// knows better (it reads the content) and sets the type explicitly.
+struct UniformType {
+    let identifier: String?
+    let mediaType: AssetMediaType
+
+    static func guess(forFileName name: String) -> UniformType {
+        let ext = (name as NSString).pathExtension.lowercased()
+        switch ext {
+        case "jpg", "jpeg", "jpe": return UniformType(identifier: "public.jpeg", mediaType: .image)
+        case "png": return UniformType(identifier: "public.png", mediaType: .image)
+        case "heic": return UniformType(identifier: "public.heic", mediaType: .image)
+        case "heif": return UniformType(identifier: "public.heif", mediaType: .image)
+        case "avif": return UniformType(identifier: "public.avif", mediaType: .image)
+        case "gif": return UniformType(identifier: "com.compuserve.gif", mediaType: .image)
+        case "webp": return UniformType(identifier: "org.webmproject.webp", mediaType: .image)
+        case "tif", "tiff": return UniformType(identifier: "public.tiff", mediaType: .image)
+        case "dng": return UniformType(identifier: "com.adobe.raw-image", mediaType: .image)
+        case "cr2", "cr3", "nef", "arw", "orf", "rw2", "raf", "pef":
+            return UniformType(identifier: "public.camera-raw-image", mediaType: .image)
+        case "mp4": return UniformType(identifier: "public.mpeg-4", mediaType: .video)
+        case "mov": return UniformType(identifier: "com.apple.quicktime-movie", mediaType: .video)
+        case "m4v": return UniformType(identifier: "com.apple.m4v-video", mediaType: .video)
+        case "m4a": return UniformType(identifier: "com.apple.m4a-audio", mediaType: .audio)
+        case "mp3": return UniformType(identifier: "public.mp3", mediaType: .audio)
+        case "wav": return UniformType(identifier: "com.microsoft.waveform-audio", mediaType: .audio)
+        default: return UniformType(identifier: nil, mediaType: .unknown)
+        }
+    }
+}

@@ -1,0 +1,165 @@
+public import Foundation
+import GRDB
+import Synchronization
+
+/// The ordered result of a fetch (PhotoKit's `PHFetchResult`): an immutable snapshot.
+///
+/// A fetch result holds only the identities of its objects, in order: `count` is O(1) and a result of a
+/// million assets takes a few megabytes. Objects load lazily, in batches around the index accessed, and a
+/// bounded number of batches is cached, so iterating a huge result never holds all its objects.
+///
+/// Objects are given as they were when the fetch ran, even when they changed or were deleted since: the
+/// state at the fetch is rebuilt from the change journal's previous values. An object deleted since and
+/// whose history has expired meanwhile comes back as a placeholder with ``Asset/isUnavailable``-style
+/// defaults; ``object(at:)`` throws ``PhotoLibraryError/persistentChangeDetailsUnavailable`` for it instead.
+public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, Sendable {
+    public typealias Index = Int
+    public typealias Element = Object
+
+    /// Loads the objects for keys, as they were at `sequence` (the journal position of the fetch).
+    typealias Loader = @Sendable (_ keys: ArraySlice<Int64>, _ sequence: Int64) throws -> [Object]
+
+    /// The objects' internal keys, in order.
+    let keys: [Int64]
+    /// The journal sequence at which the fetch ran.
+    let sequence: Int64
+    /// What was fetched, to fetch it again (observation). Nil for results that can't be refetched.
+    let query: FetchQuery?
+    private let loader: Loader
+    private let cache = Mutex(BatchCache<Object>())
+
+    static var batchSize: Int { 128 }
+    static var cachedBatchLimit: Int { 16 }
+
+    init(keys: [Int64], sequence: Int64, query: FetchQuery?, loader: @escaping Loader) {
+        self.keys = keys
+        self.sequence = sequence
+        self.query = query
+        self.loader = loader
+    }
+
+    /// The number of objects. O(1).
+    public var count: Int { keys.count }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys.count }
+
+    /// The object at `index`, loading its batch if needed.
+    ///
+    /// Traps when `index` is out of bounds, like an array, and when the library's storage can no longer be
+    /// read; ``object(at:)`` reports the latter as an error instead.
+    /// - Complexity: O(1) amortised; one database read per batch of 128 objects.
+    public subscript(index: Int) -> Object {
+        precondition(index >= 0 && index < keys.count, "FetchResult index \(index) out of range 0..<\(keys.count)")
+        do { return try object(at: index) } catch {
+            fatalError("photosync: cannot load object \(index) of a fetch result: \(error)")
+        }
+    }
+
+    /// The object at `index`.
+    ///
+    /// - Throws: ``PhotoLibraryError/indexOutOfRange(index:count:)``; a ``PhotoLibraryError`` when the
+    ///   library can't be read.
+    public func object(at index: Int) throws(PhotoLibraryError) -> Object {
+        guard index >= 0 && index < keys.count else { throw .indexOutOfRange(index: index, count: keys.count) }
+        let batch = index / Self.batchSize
+        if let cached = cache.withLock({ $0.get(batch) }) {
+            return cached[index - batch * Self.batchSize]
+        }
+        let range = (batch * Self.batchSize)..<Swift.min(keys.count, (batch + 1) * Self.batchSize)
+        let objects: [Object]
+        do { objects = try loader(keys[range], sequence) } catch {
+            throw PhotoLibrary.map(error)
+        }
+        guard objects.count == range.count else {
+            throw .persistentChangeDetailsUnavailable
+        }
+        cache.withLock { $0.put(batch, objects, limit: Self.cachedBatchLimit) }
+        return objects[index - batch * Self.batchSize]
+    }
+
+    /// The objects at these indexes, in order.
+    public func objects(at indexes: IndexSet) throws(PhotoLibraryError) -> [Object] {
+        var result: [Object] = []
+        result.reserveCapacity(indexes.count)
+        for index in indexes { result.append(try object(at: index)) }
+        return result
+    }
+
+    /// The first object, or nil when empty.
+    public var firstObject: Object? { isEmpty ? nil : self[0] }
+    /// The last object, or nil when empty.
+    public var lastObject: Object? { isEmpty ? nil : self[keys.count - 1] }
+
+    /// The index of an object in this result, by identity.
+    ///
+    /// - Complexity: O(*n*) the first time (an index of identities is built), O(1) after.
+    public func index(of object: Object) -> Int? {
+        guard let key = FetchResultKeys.key(of: object) else { return nil }
+        let positions = cache.withLock { cache -> [Int64: Int] in
+            if let positions = cache.positions { return positions }
+            var positions: [Int64: Int] = [:]
+            positions.reserveCapacity(keys.count)
+            for (index, key) in keys.enumerated() { positions[key] = index }
+            cache.positions = positions
+            return positions
+        }
+        return positions[key]
+    }
+
+    /// Whether the result holds this object (by identity).
+    public func contains(_ object: Object) -> Bool { index(of: object) != nil }
+
+    /// Calls `body` with each object and its index, in order, until `stop` is set.
+    public func enumerateObjects(_ body: (Object, Int, inout Bool) throws -> Void) rethrows {
+        var stop = false
+        for index in indices {
+            try body(self[index], index, &stop)
+            if stop { return }
+        }
+    }
+}
+
+/// The batches a fetch result keeps: the most recently used few.
+struct BatchCache<T>: ~Copyable {
+    private var batches: [Int: [T]] = [:]
+    private var order: [Int] = []
+    var positions: [Int64: Int]?
+
+    mutating func get(_ batch: Int) -> [T]? {
+        guard let objects = batches[batch] else { return nil }
+        if let position = order.lastIndex(of: batch), position != order.count - 1 {
+            order.remove(at: position)
+            order.append(batch)
+        }
+        return objects
+    }
+
+    mutating func put(_ batch: Int, _ objects: [T], limit: Int) {
+        batches[batch] = objects
+        order.append(batch)
+        while order.count > limit {
+            batches.removeValue(forKey: order.removeFirst())
+        }
+    }
+}
+
+/// The internal key of an object in a fetch result.
+enum FetchResultKeys {
+    static func key(of object: some LibraryObject) -> Int64? {
+        switch object {
+        case let asset as Asset: asset.rowID
+        case let collection as AssetCollection: collection.isTransient ? nil : collection.rowID
+        case let list as CollectionList: list.isTransient ? nil : list.rowID
+        case let collection as PhotoCollection: key(of: collection)
+        default: nil
+        }
+    }
+
+    /// Mixed results of collections and lists: the low bit tells which.
+    static func key(of collection: PhotoCollection) -> Int64? {
+        switch collection {
+        case .assetCollection(let collection): collection.isTransient ? nil : collection.rowID << 1
+        case .collectionList(let list): list.isTransient ? nil : list.rowID << 1 | 1
+        }
+    }
+}

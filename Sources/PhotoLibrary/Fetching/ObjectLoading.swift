@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+/// Loads objects by key as they were at a journal position, rebuilding changed or deleted objects from
+/// the previous values the journal keeps.
+enum ObjectLoading {
+    /// Rows of `Row` for `keys`, as of `sequence`. Missing entries could not be rebuilt.
+    static func rows<Record: FetchableRecord & Decodable>(
+        _ type: Record.Type, objectType: ObjectType, keys: some Collection<Int64>, sequence: Int64,
+        idColumn: KeyPath<Record, Int64>, _ db: Database
+    ) throws -> [Int64: Record] {
+        var result: [Int64: Record] = [:]
+        result.reserveCapacity(keys.count)
+        let list = keys.map { "\($0)" }.joined(separator: ",")
+        let table = objectType.tableName
+        for record in try Record.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id IN (\(list))") {
+            result[record[keyPath: idColumn]] = record
+        }
+        // Objects changed since the fetch: their first change after it carries the state at the fetch.
+        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
+        if current > sequence {
+            let decoder = JSONDecoder()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT objectId, kind, previousValues, min(seq) FROM change_record
+                    WHERE objectType = ? AND seq > ? AND objectId IN (\(list)) GROUP BY objectId
+                    """,
+                arguments: [objectType.rawValue, sequence])
+            for row in rows {
+                let id: Int64 = row["objectId"]
+                if let data: Data = row["previousValues"], let previous = try? decoder.decode(Record.self, from: data) {
+                    result[id] = previous
+                }
+            }
+        }
+        return result
+    }
+
+    static func assets(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: Database) throws -> [Asset] {
+        let rows = try rows(AssetRow.self, objectType: .asset, keys: keys, sequence: sequence, idColumn: \.id, db)
+        return keys.compactMap { rows[$0].map(Asset.init(row:)) }
+    }
+
+    static func collections(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: Database) throws -> [AssetCollection] {
+        let rows = try rows(AssetCollectionRow.self, objectType: .assetCollection, keys: keys, sequence: sequence, idColumn: \.id, db)
+        return try keys.compactMap { key in
+            guard var row = rows[key] else { return nil }
+            try SmartAlbumCounts.refresh(&row, library: library, db)
+            return AssetCollection(row: row)
+        }
+    }
+
+    static func lists(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: Database) throws -> [CollectionList] {
+        let rows = try rows(CollectionListRow.self, objectType: .collectionList, keys: keys, sequence: sequence, idColumn: \.id, db)
+        return keys.compactMap { rows[$0].map(CollectionList.init(row:)) }
+    }
+
+    static func mixed(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: Database) throws -> [PhotoCollection] {
+        let collectionKeys = keys.filter { $0 & 1 == 0 }.map { $0 >> 1 }
+        let listKeys = keys.filter { $0 & 1 == 1 }.map { $0 >> 1 }
+        var collections: [Int64: AssetCollection] = [:]
+        for collection in try Self.collections(collectionKeys[...], sequence: sequence, library: library, db) {
+            collections[collection.rowID] = collection
+        }
+        var lists: [Int64: CollectionList] = [:]
+        for list in try Self.lists(listKeys[...], sequence: sequence, db) { lists[list.rowID] = list }
+        return keys.compactMap { key in
+            key & 1 == 0 ? collections[key >> 1].map(PhotoCollection.assetCollection) : lists[key >> 1].map(PhotoCollection.collectionList)
+        }
+    }
+}
+
+/// Recently Added changes with the passing of time, not with commits: its count is computed when read.
+enum SmartAlbumCounts {
+    static func refresh(_ row: inout AssetCollectionRow, library: PhotoLibrary, _ db: Database) throws {
+        guard row.type == AssetCollectionType.smartAlbum.rawValue,
+            row.subtype == AssetCollectionSubtype.smartAlbumRecentlyAdded.rawValue
+        else { return }
+        let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
+        row.assetCount = try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM asset WHERE isHidden = 0 AND addedDate >= ?", arguments: [since]) ?? 0
+    }
+}
+
+extension ObjectType {
+    var tableName: String {
+        switch self {
+        case .asset: "asset"
+        case .assetCollection: "asset_collection"
+        case .collectionList: "collection_list"
+        }
+    }
+}

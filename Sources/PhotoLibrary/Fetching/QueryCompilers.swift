@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+
+/// A fetch turned into SQL: `SELECT key FROM … WHERE … ORDER BY … LIMIT …`.
+struct CompiledQuery {
+    let sql: SQL
+
+    func fetchKeys(_ db: Database) throws -> [Int64] {
+        let (text, arguments) = try sql.build(db)
+        var keys: [Int64] = []
+        let cursor = try Int64.fetchCursor(db, sql: text, arguments: arguments)
+        while let key = try cursor.next() { keys.append(key) }
+        return keys
+    }
+}
+
+/// Asset fetches: the scope's rows, the options' filters and order, the internal id as the final tie-break.
+enum AssetQueryCompiler {
+    static func compile(_ query: FetchQuery, library: PhotoLibrary) throws(PhotoLibraryError) -> CompiledQuery {
+        let options = query.options
+        var from: SQL = "asset"
+        var conditions: [SQL] = []
+        var naturalOrder: SQL = "asset.creationDate"
+        var hiddenFilter = !options.includeHiddenAssets
+        var burstFilter = !options.includeAllBurstAssets
+
+        switch query.scope {
+        case .assets:
+            break
+        case .assetsInAlbum(let album):
+            from = "asset JOIN album_asset m ON m.assetId = asset.id"
+            conditions.append("m.albumId = \(album)")
+            naturalOrder = "m.position"
+        case .assetsInSmartAlbum(let subtype):
+            if subtype == .smartAlbumRecentlyAdded {
+                let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
+                conditions.append("asset.isHidden = 0 AND asset.addedDate >= \(since)")
+                naturalOrder = "asset.addedDate"
+            } else {
+                conditions.append(SQL(sql: SmartAlbumRule.sql(subtype: subtype)))
+            }
+            if subtype == .smartAlbumAllHidden { hiddenFilter = false }
+        case .assetsInMoment(let moment):
+            conditions.append("asset.momentId = \(moment)")
+        case .assetsWithIdentifiers(let identifiers):
+            hiddenFilter = false
+            burstFilter = false
+            // Keep the order given: join a VALUES list carrying the positions.
+            if identifiers.isEmpty {
+                conditions.append("0")
+            } else {
+                let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
+                from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
+                naturalOrder = "min(wanted.key)"
+            }
+        case .assetsInBurst(let burst):
+            conditions.append("asset.burstIdentifier = \(burst)")
+            burstFilter = false
+        case .assetsWithMediaType(let mediaType):
+            conditions.append("asset.mediaType = \(mediaType.rawValue)")
+        default:
+            preconditionFailure("not an asset fetch: \(query.scope)")
+        }
+        if hiddenFilter { conditions.append("asset.isHidden = 0") }
+        if burstFilter { conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
+        if let predicate = options.predicate {
+            conditions.append(try predicate.sql(for: .asset))
+        }
+        var sql: SQL = "SELECT asset.id FROM " + from
+        if !conditions.isEmpty {
+            sql += " WHERE " + conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        }
+        if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
+            sql += " GROUP BY asset.id"
+        }
+        if !options.sortDescriptors.isEmpty {
+            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset)) + ", asset.id"
+        } else {
+            sql += " ORDER BY " + naturalOrder + ", asset.id"
+        }
+        if let limit = options.fetchLimit, limit > 0 {
+            sql += " LIMIT \(limit)"
+        }
+        return CompiledQuery(sql: sql)
+    }
+}
+
+extension FetchQuery.Scope {
+    var isEmptyIdentifiers: Bool {
+        if case .assetsWithIdentifiers(let identifiers) = self { return identifiers.isEmpty }
+        return false
+    }
+}
+
+/// Collection and list fetches. Keys of mixed results carry the kind in their low bit.
+enum CollectionQueryCompiler {
+    static func compile(_ query: FetchQuery, library: PhotoLibrary) throws(PhotoLibraryError) -> CompiledQuery {
+        let options = query.options
+        var sql: SQL
+        var order: SQL
+        var objectType = ObjectType.assetCollection
+        var alias: SQL = "c"
+        var conditions: [SQL] = []
+        switch query.scope {
+        case .collections(let type, let subtype):
+            sql = "SELECT c.id FROM asset_collection c"
+            if let type { conditions.append("c.type = \(type.rawValue)") }
+            if subtype != .any { conditions.append("c.subtype = \(subtype.rawValue)") }
+            order = type == .moment ? "c.momentDay = 'undated', c.startDate, c.id" : "c.id"
+        case .collectionsContainingAsset(let asset):
+            sql = "SELECT c.id FROM asset_collection c"
+            var memberships: [SQL] = [
+                "(c.type = 1 AND EXISTS (SELECT 1 FROM album_asset m WHERE m.albumId = c.id AND m.assetId = \(asset)))",
+                "(c.type = 3 AND c.id = (SELECT momentId FROM asset WHERE id = \(asset)))",
+            ]
+            for subtype in [AssetCollectionSubtype.smartAlbumUserLibrary, .smartAlbumFavorites, .smartAlbumVideos,
+                            .smartAlbumRecentlyAdded, .smartAlbumPanoramas, .smartAlbumScreenshots,
+                            .smartAlbumBursts, .smartAlbumAllHidden]
+            {
+                var rule = SmartAlbumRule.sql(subtype: subtype)
+                if subtype == .smartAlbumRecentlyAdded {
+                    let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
+                    rule = rule.replacingOccurrences(of: "?", with: "\(since)")
+                }
+                memberships.append(
+                    "(c.type = 2 AND c.subtype = \(subtype.rawValue) AND EXISTS (SELECT 1 FROM asset WHERE asset.id = \(asset) AND \(sql: rule)))")
+            }
+            conditions.append(memberships.joined(separator: " OR "))
+            order = "c.type, c.id"
+        case .momentLists:
+            objectType = .collectionList
+            alias = "l"
+            sql = "SELECT l.id FROM collection_list l"
+            conditions.append("l.type = 1")
+            order = "l.momentYear"
+        case .listsContainingCollection(let id, let isList):
+            objectType = .collectionList
+            alias = "l"
+            sql = "SELECT l.id FROM collection_list l"
+            if isList {
+                conditions.append("l.id = (SELECT listId FROM collection_list_child WHERE childListId = \(id))")
+            } else {
+                conditions.append("""
+                    l.id = (SELECT listId FROM collection_list_child WHERE childCollectionId = \(id))
+                    OR l.momentYear = (SELECT CAST(substr(momentDay, 1, 4) AS INTEGER) FROM asset_collection
+                                       WHERE id = \(id) AND momentDay != 'undated')
+                    """)
+            }
+            order = "l.id"
+        case .topLevelUserCollections:
+            // Albums and folders not inside a folder, interleaved in creation order.
+            sql = """
+                SELECT key FROM (
+                    SELECT c.id << 1 AS key, c.createdAt AS created, c.title AS title FROM asset_collection c
+                    WHERE c.type = 1 AND NOT EXISTS (SELECT 1 FROM collection_list_child WHERE childCollectionId = c.id)
+                    UNION ALL
+                    SELECT (l.id << 1) | 1, l.createdAt, l.title FROM collection_list l
+                    WHERE l.type = 2 AND NOT EXISTS (SELECT 1 FROM collection_list_child WHERE childListId = l.id)
+                )
+                """
+            return CompiledQuery(sql: sql + " ORDER BY created, key" + limit(options))
+        case .childrenOfList(let list):
+            sql = """
+                SELECT CASE WHEN childCollectionId IS NOT NULL THEN childCollectionId << 1 ELSE (childListId << 1) | 1 END
+                FROM collection_list_child WHERE listId = \(list) ORDER BY position
+                """
+            return CompiledQuery(sql: sql + limit(options))
+        case .childrenOfMomentYear(let year):
+            let from = String(format: "%04d-", year)
+            let to = String(format: "%04d-", year + 1)
+            sql = "SELECT id << 1 FROM asset_collection WHERE type = 3 AND momentDay >= \(from) AND momentDay < \(to) ORDER BY startDate, id"
+            return CompiledQuery(sql: sql + limit(options))
+        default:
+            preconditionFailure("not a collection fetch: \(query.scope)")
+        }
+        if let predicate = options.predicate {
+            conditions.append(try predicate.sql(for: objectType, alias: alias))
+        }
+        if !conditions.isEmpty {
+            sql += " WHERE " + conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        }
+        if !options.sortDescriptors.isEmpty {
+            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: objectType, alias: alias)) + ", \(alias).id"
+        } else {
+            sql += " ORDER BY " + order
+        }
+        return CompiledQuery(sql: sql + limit(options))
+    }
+
+    private static func limit(_ options: FetchOptions) -> SQL {
+        if let limit = options.fetchLimit, limit > 0 { return " LIMIT \(limit)" }
+        return ""
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wakes waiters when a transaction commits, in this process or in another one that opened the same library.
+///
+/// A writer, after each commit, rewrites the tiny file `.commits` in the library directory; every process
+/// that has waiters watches the directory with inotify and wakes them on `IN_CLOSE_WRITE` of that file. A
+/// commit made through this handle wakes its waiters directly. Waiters always re-check the database, so a
+/// notification is only a hint: a missed one (a writer killed between its commit and its notification, a
+/// file system without inotify) costs at most ``safetyInterval`` of latency, never a missed change.
+final class CommitNotifier: Sendable {
+    /// How often waiters re-check the database when no notification arrives.
+    static let safetyInterval: Duration = .seconds(1)
+    static let fileName = ".commits"
+
+    private struct Waiter {
+        let generation: UInt64
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var generation: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiterID: UInt64 = 0
+        var listeners: [UInt64: @Sendable () -> Void] = [:]
+        var watcherStarted = false
+    }
+
+    private let directory: URL
+    private let state = Mutex(State())
+    private let stopPipe: (read: Int32, write: Int32)
+
+    init(libraryDirectory: URL) {
+        directory = libraryDirectory
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) != 0 { fds = [-1, -1] }
+        stopPipe = (fds[0], fds[1])
+    }
+
+    deinit {
+        if stopPipe.write >= 0 {
+            var byte: UInt8 = 1
+            _ = write(stopPipe.write, &byte, 1)
+            close(stopPipe.write)
+        }
+        // The watcher thread closes the read end when it sees the stop byte.
+        if !state.withLock({ $0.watcherStarted }), stopPipe.read >= 0 { close(stopPipe.read) }
+    }
+
+    /// The current generation: it increases on every notification received.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Tells this process's waiters and, through the notification file, every other process's waiters that
+    /// a transaction committed. Called after the commit returned.
+    func didCommit(sequence: Int64) {
+        let path = directory.appending(path: Self.fileName).path
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        if fd >= 0 {
+            var value = sequence.littleEndian
+            _ = pwrite(fd, &value, 8, 0)
+            close(fd)
+        }
+        signal()
+    }
+
+    /// Wakes every waiter and listener.
+    func signal() {
+        let (waiters, listeners) = state.withLock { state -> ([Waiter], [@Sendable () -> Void]) in
+            state.generation &+= 1
+            let waiters = Array(state.waiters.values)
+            state.waiters.removeAll()
+            return (waiters, Array(state.listeners.values))
+        }
+        for waiter in waiters { waiter.continuation.resume() }
+        for listener in listeners { listener() }
+    }
+
+    /// Registers a callback run (on the watcher thread or the committing thread) after every notification.
+    func addListener(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
+        startWatcherIfNeeded()
+        return state.withLock { state in
+            state.nextWaiterID += 1
+            state.listeners[state.nextWaiterID] = listener
+            return state.nextWaiterID
+        }
+    }
+
+    func removeListener(_ id: UInt64) {
+        _ = state.withLock { $0.listeners.removeValue(forKey: id) }
+    }
+
+    /// Suspends until the generation moves past `generation`, or until `deadline`, or cancellation.
+    func wait(afterGeneration generation: UInt64, until deadline: ContinuousClock.Instant) async {
+        startWatcherIfNeeded()
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        let wake = min(remaining, Self.safetyInterval)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let registered = state.withLock { state -> Bool in
+                    guard state.generation == generation, !Task.isCancelled else { return false }
+                    state.waiters[id] = Waiter(generation: generation, continuation: continuation)
+                    return true
+                }
+                guard registered else {
+                    continuation.resume()
+                    return
+                }
+                let nanoseconds = max(0, wake.components.seconds * 1_000_000_000 + wake.components.attoseconds / 1_000_000_000)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+                    resume(id)
+                }
+            }
+        } onCancel: {
+            resume(id)
+        }
+    }
+
+    private func resume(_ id: UInt64) {
+        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+        waiter?.continuation.resume()
+    }
+
+    private func startWatcherIfNeeded() {
+        let start = state.withLock { state -> Bool in
+            if state.watcherStarted { return false }
+            state.watcherStarted = true
+            return true
+        }
+        guard start else { return }
+        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if fd >= 0 {
+            let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MODIFY)
+            if inotify_add_watch(fd, directory.path, mask) < 0 {
+                close(fd)
+                startPolling(inotifyFD: -1)
+                return
+            }
+        }
+        startPolling(inotifyFD: fd)
+    }
+
+    /// The watcher thread: blocks in poll(2) on the inotify descriptor; wakes waiters on a notification and,
+    /// as a safety net, once per ``safetyInterval`` when nothing arrives.
+    private func startPolling(inotifyFD: Int32) {
+        let stopFD = stopPipe.read
+        let thread = Thread { [weak self] in
+            defer {
+                if inotifyFD >= 0 { close(inotifyFD) }
+                if stopFD >= 0 { close(stopFD) }
+            }
+            var fds = [
+                pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+            ]
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+            defer { buffer.deallocate() }
+            while true {
+                fds[0].revents = 0
+                fds[1].revents = 0
+                let ready = poll(&fds, 2, 1000)
+                if fds[1].revents != 0 { return }
+                guard let self else { return }
+                if ready > 0 && fds[0].revents != 0 {
+                    var relevant = false
+                    while true {
+                        let count = read(inotifyFD, buffer.baseAddress, buffer.count)
+                        if count <= 0 { break }
+                        var offset = 0
+                        while offset + 16 <= count {
+                            let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
+                            let nameStart = offset + 16
+                            if length > 0 {
+                                let nameBytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<min(count, nameStart + length)])
+                                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                                if name == Self.fileName { relevant = true }
+                            }
+                            offset = nameStart + length
+                        }
+                    }
+                    if relevant { self.signal() }
+                } else {
+                    self.signal()  // Safety net: waiters re-check the database.
+                }
+            }
+        }
+        thread.name = "photosync.commit-notifier"
+        thread.start()
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import GRDB
+
+/// The changes since a token (PhotoKit's `PHPersistentChangeFetchResult`): a lazy sequence of
+/// ``PersistentChange``, oldest first.
+///
+/// It reads from one consistent snapshot of the history, in batches, so memory stays bounded over millions
+/// of changes and expiry can't cut it short. It can be iterated more than once. The snapshot holds a
+/// database connection (and keeps SQLite from recycling the write-ahead log past it) until the result is
+/// released.
+public final class PersistentChangeFetchResult: Sequence, Sendable {
+    public typealias Element = PersistentChange
+
+    struct Plan: Sendable {
+        let since: Int64
+        /// The last transaction this result covers (within the limit), returned or skipped.
+        let end: ChangeToken
+        /// Whether transactions after ``end`` exist.
+        let hasMore: Bool
+        /// The coalesced change, when asked for.
+        let coalesced: PersistentChange?
+    }
+
+    /// Transactions read per batch.
+    static let batchSize = 256
+
+    private let library: PhotoLibrary
+    private let snapshot: DatabaseSnapshot
+    private let plan: Plan
+    private let options: PersistentChangeFetchOptions
+
+    init(library: PhotoLibrary, snapshot: DatabaseSnapshot, plan: Plan, options: PersistentChangeFetchOptions) {
+        self.library = library
+        self.snapshot = snapshot
+        self.plan = plan
+        self.options = options
+    }
+
+    /// The token to store after consuming this result: just after the last change it covers, including
+    /// changes skipped for their author. Equal to the token given when nothing changed.
+    public var endToken: ChangeToken { plan.end }
+
+    /// Whether more changes exist after ``endToken`` (the limit cut the result short).
+    public var hasMore: Bool { plan.hasMore }
+
+    public func makeIterator() -> Iterator {
+        Iterator(result: self)
+    }
+
+    /// Reads one batch of changes after `sequence`, up to the plan's end.
+    fileprivate func batch(after sequence: Int64) -> [PersistentChange] {
+        if options.coalesced {
+            return sequence == plan.since ? (plan.coalesced.map { [$0] } ?? []) : []
+        }
+        let end = plan.end.sequence
+        guard sequence < end else { return [] }
+        // A snapshot read can only fail on I/O errors of the database file; the sequence then ends early,
+        // which `endToken` (fixed at creation) lets a careful client detect by comparing tokens.
+        return (try? snapshot.read { db -> [PersistentChange] in
+            let transactions = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+                arguments: [sequence, end, Self.batchSize])
+            guard let first = transactions.first, let last = transactions.last else { return [] }
+            let firstSeq: Int64 = first["seq"]
+            let lastSeq: Int64 = last["seq"]
+            var records: [Int64: NetChangeAccumulator] = [:]
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: "SELECT seq, objectType, localIdentifier, kind FROM change_record WHERE seq >= ? AND seq <= ?",
+                arguments: [firstSeq, lastSeq])
+            while let row = try cursor.next() {
+                guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
+                records[row["seq"], default: NetChangeAccumulator()].add(type, row["localIdentifier"], kind)
+            }
+            var changes: [PersistentChange] = []
+            for transaction in transactions {
+                let seq: Int64 = transaction["seq"]
+                let author: String = transaction["author"]
+                let date: Double = transaction["date"]
+                let token = ChangeToken(libraryIdentity: library.identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date))
+                changes.append(PersistentChange(
+                    changeToken: token, author: author, date: Date(timeIntervalSince1970: date),
+                    details: records[seq]?.details() ?? [:], skipped: options.excludedAuthors.contains(author)))
+            }
+            return changes
+        }) ?? []
+    }
+
+    /// Iterates the changes, reading the next batch when the current one is used up.
+    public struct Iterator: IteratorProtocol {
+        private let result: PersistentChangeFetchResult
+        private var buffer: [PersistentChange] = []
+        private var position = 0
+        private var lastSequence: Int64
+        private var done = false
+
+        fileprivate init(result: PersistentChangeFetchResult) {
+            self.result = result
+            self.lastSequence = result.plan.since
+        }
+
+        public mutating func next() -> PersistentChange? {
+            while !done {
+                if position < buffer.count {
+                    let change = buffer[position]
+                    position += 1
+                    if change.skipped { continue }
+                    return change
+                }
+                buffer = result.batch(after: lastSequence)
+                position = 0
+                if let last = buffer.last {
+                    lastSequence = result.options.coalesced ? result.plan.end.sequence : last.changeToken.sequence
+                } else {
+                    done = true
+                }
+            }
+            return nil
+        }
+    }
+
+    // MARK: Planning
+
+    static func plan(
+        since token: ChangeToken, current: ChangeToken, options: PersistentChangeFetchOptions,
+        library: PhotoLibrary, _ db: Database
+    ) throws -> Plan {
+        let limit = options.limit.map { Swift.max(0, $0) }
+        var end = current
+        var hasMore = false
+        if let limit {
+            // The limit counts returned changes; skipped ones move the end but don't count.
+            let authors = Array(options.excludedAuthors)
+            let filter = authors.isEmpty ? "" : " AND author NOT IN (\(Array(repeating: "?", count: authors.count).joined(separator: ",")))"
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, date FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
+                arguments: StatementArguments([token.sequence]) + StatementArguments(authors) + [limit + 1])
+            if rows.count > limit {
+                hasMore = true
+                if limit == 0 {
+                    end = token
+                } else {
+                    let last = rows[limit - 1]
+                    end = ChangeToken(libraryIdentity: library.identity, sequence: last["seq"], stamp: ChangeToken.stamp(forDate: last["date"]))
+                }
+            }
+        }
+        var coalesced: PersistentChange?
+        if options.coalesced && end.sequence > token.sequence {
+            var accumulator = NetChangeAccumulator()
+            var lastAuthor = ""
+            var lastDate = 0.0
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT r.objectType, r.localIdentifier, r.kind, t.author, t.date FROM change_record r
+                    JOIN change_transaction t ON t.seq = r.seq
+                    WHERE r.seq > ? AND r.seq <= ? ORDER BY r.seq
+                    """,
+                arguments: [token.sequence, end.sequence])
+            while let row = try cursor.next() {
+                let author: String = row["author"]
+                if options.excludedAuthors.contains(author) { continue }
+                guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
+                accumulator.add(type, row["localIdentifier"], kind)
+                lastAuthor = author
+                lastDate = row["date"]
+            }
+            if !accumulator.isEmpty {
+                coalesced = PersistentChange(
+                    changeToken: end, author: lastAuthor, date: Date(timeIntervalSince1970: lastDate),
+                    details: accumulator.details(), skipped: false)
+            }
+        }
+        return Plan(since: token.sequence, end: end, hasMore: hasMore, coalesced: coalesced)
+    }
+}

@@ -1,0 +1,311 @@
+public import Foundation
+import GRDB
+
+/// How long the change history is kept. Applied automatically after commits; see also
+/// ``PhotoLibrary/expireHistory(before:)-(ChangeToken)``.
+public struct RetentionPolicy: Sendable, Hashable {
+    /// Transactions older than this are expired. Default 30 days.
+    public var maximumAge: TimeInterval
+    /// At most this many transactions are kept. Default 1,000,000.
+    public var maximumTransactions: Int
+
+    public init(maximumAge: TimeInterval = 30 * 86_400, maximumTransactions: Int = 1_000_000) {
+        self.maximumAge = maximumAge
+        self.maximumTransactions = maximumTransactions
+    }
+
+    public static let `default` = RetentionPolicy()
+}
+
+/// Options of ``PhotoLibrary/fetchPersistentChanges(since:options:)``.
+public struct PersistentChangeFetchOptions: Sendable, Hashable {
+    /// At most this many changes (transactions) are returned; nil for all.
+    public var limit: Int?
+    /// Transactions by these authors are skipped (a writer leaving out its own changes). They still move
+    /// the result's ``PersistentChangeFetchResult/endToken`` forward.
+    public var excludedAuthors: Set<String>
+    /// Return one net change for everything since the token, for clients far behind.
+    public var coalesced: Bool
+
+    public init(limit: Int? = nil, excludedAuthors: Set<String> = [], coalesced: Bool = false) {
+        self.limit = limit
+        self.excludedAuthors = excludedAuthors
+        self.coalesced = coalesced
+    }
+}
+
+/// The state of the library at one instant: every identifier and the token of that instant. What a client
+/// whose token can no longer be used restarts from (``PhotoLibrary/fetchCurrentState()``).
+public struct LibraryState: Sendable {
+    public let changeToken: ChangeToken
+    public let assetIdentifiers: Set<String>
+    public let assetCollectionIdentifiers: Set<String>
+    public let collectionListIdentifiers: Set<String>
+
+    /// The identifiers of one object type.
+    public func identifiers(of type: ObjectType) -> Set<String> {
+        switch type {
+        case .asset: assetIdentifiers
+        case .assetCollection: assetCollectionIdentifiers
+        case .collectionList: collectionListIdentifiers
+        }
+    }
+}
+
+/// The retained range of the history.
+public struct HistoryStatus: Sendable, Hashable {
+    /// The oldest token still accepted.
+    public let oldestValidToken: ChangeToken
+    /// The current token.
+    public let currentToken: ChangeToken
+    /// The number of transactions retained.
+    public let transactionCount: Int
+    /// The number of object changes retained.
+    public let recordCount: Int
+    /// The policy applied automatically.
+    public let retention: RetentionPolicy
+}
+
+extension PhotoLibrary {
+    // MARK: Tokens
+
+    /// The token of the library's current state: every change committed so far is before it.
+    ///
+    /// A token is visible only once its transaction is durable.
+    public var currentChangeToken: ChangeToken {
+        get throws(PhotoLibraryError) {
+            try read { db in try currentToken(db) }
+        }
+    }
+
+    func currentToken(_ db: Database) throws -> ChangeToken {
+        if let row = try Row.fetchOne(db, sql: "SELECT seq, date FROM change_transaction ORDER BY seq DESC LIMIT 1") {
+            return ChangeToken(libraryIdentity: identity, sequence: row["seq"], stamp: ChangeToken.stamp(forDate: row["date"]))
+        }
+        return try floorToken(db)
+    }
+
+    func floorToken(_ db: Database) throws -> ChangeToken {
+        let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
+        let stamp = try Int64.fetchOne(db, sql: "SELECT floorStamp FROM change_journal WHERE id = 1") ?? 0
+        return ChangeToken(libraryIdentity: identity, sequence: floor, stamp: stamp)
+    }
+
+    /// Checks that a token can be used with this library's history, inside the read that will use it.
+    func validate(_ token: ChangeToken, _ db: Database) throws {
+        guard token.libraryIdentity == identity else {
+            throw PhotoLibraryError.changeTokenFromAnotherLibrary(tokenLibrary: token.libraryIdentity, library: identity)
+        }
+        let current = try currentToken(db)
+        guard token.sequence <= current.sequence else {
+            throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
+        }
+        let floor = try floorToken(db)
+        guard token.sequence >= floor.sequence else {
+            throw PhotoLibraryError.persistentChangeTokenExpired(oldestValidToken: floor)
+        }
+        // The token must name the transaction this library has at that position: a library restored from a
+        // backup and changed since has a different transaction there.
+        if token.sequence > 0 {
+            let stamp: Int64?
+            if token.sequence == floor.sequence {
+                stamp = floor.stamp
+            } else {
+                stamp = try Double.fetchOne(db, sql: "SELECT date FROM change_transaction WHERE seq = ?", arguments: [token.sequence])
+                    .map(ChangeToken.stamp(forDate:))
+            }
+            if let stamp, stamp != token.stamp {
+                throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
+            }
+        }
+    }
+
+    // MARK: Fetching changes
+
+    /// The changes committed after `token`, oldest first: one ``PersistentChange`` per transaction, each with
+    /// its own token so a consumer can stop anywhere and resume.
+    ///
+    /// The result reads lazily, in batches, from one consistent snapshot of the history taken by this call:
+    /// memory stays bounded however long the history, and expiry running meanwhile can't cut the result
+    /// short. Release the result when done: the snapshot holds a database connection.
+    ///
+    /// - Throws: ``PhotoLibraryError/persistentChangeTokenExpired(oldestValidToken:)`` (3105) when the token is
+    ///   older than the retained history, ``PhotoLibraryError/changeTokenFromAnotherLibrary(tokenLibrary:library:)``,
+    ///   ``PhotoLibraryError/changeTokenAheadOfLibrary(tokenSequence:currentSequence:)``. The recovery for all of
+    ///   them is ``fetchCurrentState()``.
+    /// - Complexity: O(*k*) in the changes read, independent of the history retained.
+    public func fetchPersistentChanges(
+        since token: ChangeToken, options: PersistentChangeFetchOptions = PersistentChangeFetchOptions()
+    ) throws(PhotoLibraryError) -> PersistentChangeFetchResult {
+        do {
+            let snapshot = try database.makeSnapshot()
+            let plan = try snapshot.read { db -> PersistentChangeFetchResult.Plan in
+                try validate(token, db)
+                let current = try currentToken(db)
+                return try PersistentChangeFetchResult.plan(since: token, current: current, options: options, library: self, db)
+            }
+            return PersistentChangeFetchResult(library: self, snapshot: snapshot, plan: plan, options: options)
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+    }
+
+    /// The whole current state and its token, read at one instant: the one call that recovers from every
+    /// token error. Continue with ``fetchPersistentChanges(since:options:)`` from `changeToken`.
+    ///
+    /// - Complexity: O(*n*) in the number of objects.
+    public func fetchCurrentState() throws(PhotoLibraryError) -> LibraryState {
+        try read { db in
+            LibraryState(
+                changeToken: try currentToken(db),
+                assetIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")),
+                assetCollectionIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset_collection")),
+                collectionListIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM collection_list")))
+        }
+    }
+
+    // MARK: Waiting
+
+    /// Waits until a change is committed after `token` — by this process or any other — or until `timeout`.
+    ///
+    /// Returns at once when such a change exists already. There is no busy loop: the wait sleeps until a
+    /// commit notification (see the README on how they travel between processes).
+    ///
+    /// - Parameters:
+    ///   - excludedAuthors: changes by these authors don't end the wait.
+    /// - Returns: true when changes after `token` exist, false on timeout.
+    /// - Throws: the token errors of ``fetchPersistentChanges(since:options:)``; `CancellationError` is not
+    ///   thrown: a cancelled wait returns false.
+    public func waitForChanges(
+        after token: ChangeToken, timeout: Duration, excludedAuthors: Set<String> = []
+    ) async throws(PhotoLibraryError) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let generation = notifier.generation
+            let found = try read { db -> Bool in
+                try validate(token, db)
+                if excludedAuthors.isEmpty {
+                    return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?)", arguments: [token.sequence]) ?? false
+                }
+                let authors = Array(excludedAuthors)
+                let placeholders = Array(repeating: "?", count: authors.count).joined(separator: ",")
+                return try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ? AND author NOT IN (\(placeholders)))",
+                    arguments: StatementArguments([token.sequence]) + StatementArguments(authors)) ?? false
+            }
+            if found { return true }
+            if ContinuousClock.now >= deadline || Task.isCancelled { return false }
+            await notifier.wait(afterGeneration: generation, until: deadline)
+        }
+    }
+
+    // MARK: Expiry
+
+    /// The retention policy in force: the one given when opening, else the one stored in the library.
+    public var retentionPolicy: RetentionPolicy {
+        get throws(PhotoLibraryError) {
+            try read { db in try storedRetention(db) }
+        }
+    }
+
+    func storedRetention(_ db: Database) throws -> RetentionPolicy {
+        if let retentionOverride { return retentionOverride }
+        let row = try Row.fetchOne(db, sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
+        return RetentionPolicy(
+            maximumAge: (row?["retentionDays"] as Double? ?? 30) * 86_400,
+            maximumTransactions: row?["retentionCount"] ?? 1_000_000)
+    }
+
+    /// Stores the retention policy in the library, for every process that opens it, and applies it now.
+    public func setRetentionPolicy(_ policy: RetentionPolicy) throws(PhotoLibraryError) {
+        do {
+            try database.write { db in
+                try db.execute(
+                    sql: "UPDATE change_journal SET retentionDays = ?, retentionCount = ? WHERE id = 1",
+                    arguments: [policy.maximumAge / 86_400, policy.maximumTransactions])
+                try applyRetention(db, policy: policy, now: Date().timeIntervalSince1970)
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+    }
+
+    /// Expires the history before `token`: afterwards `token` is the oldest valid token.
+    ///
+    /// - Throws: the token errors of ``fetchPersistentChanges(since:options:)``.
+    public func expireHistory(before token: ChangeToken) throws(PhotoLibraryError) {
+        do {
+            try database.write { db in
+                try validate(token, db)
+                try expire(throughSequence: token.sequence, db)
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+    }
+
+    /// Expires the transactions committed before `date`.
+    public func expireHistory(before date: Date) throws(PhotoLibraryError) {
+        do {
+            try database.write { db in
+                let sequence = try Int64.fetchOne(
+                    db, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [date.timeIntervalSince1970])
+                if let sequence { try expire(throughSequence: sequence, db) }
+            }
+        } catch {
+            throw Self.map(error, path: databasePath)
+        }
+    }
+
+    /// The retained range of the history and the policy in force.
+    public func historyStatus() throws(PhotoLibraryError) -> HistoryStatus {
+        try read { db in
+            HistoryStatus(
+                oldestValidToken: try floorToken(db), currentToken: try currentToken(db),
+                transactionCount: try Int.fetchOne(db, sql: "SELECT count(*) FROM change_transaction") ?? 0,
+                recordCount: try Int.fetchOne(db, sql: "SELECT count(*) FROM change_record") ?? 0,
+                retention: try storedRetention(db))
+        }
+    }
+
+    /// Deletes the transactions up to and including `sequence` and raises the floor. Inside a write.
+    func expire(throughSequence sequence: Int64, _ db: Database) throws {
+        let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
+        guard sequence > floor else { return }
+        guard let date = try Double.fetchOne(db, sql: "SELECT date FROM change_transaction WHERE seq = ?", arguments: [sequence]) else { return }
+        try db.execute(sql: "DELETE FROM change_record WHERE seq <= ?", arguments: [sequence])
+        try db.execute(sql: "DELETE FROM change_transaction WHERE seq <= ?", arguments: [sequence])
+        try db.execute(
+            sql: "UPDATE change_journal SET floor = ?, floorStamp = ? WHERE id = 1",
+            arguments: [sequence, ChangeToken.stamp(forDate: date)])
+    }
+
+    /// Applies the retention policy. Inside a write.
+    func applyRetention(_ db: Database, policy: RetentionPolicy, now: Double) throws {
+        guard let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction") else { return }
+        var through: Int64 = 0
+        if policy.maximumTransactions >= 0 {
+            through = max(through, last - Int64(policy.maximumTransactions))
+        }
+        if let old = try Int64.fetchOne(
+            db, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [now - policy.maximumAge])
+        {
+            through = max(through, old)
+        }
+        // The newest transaction is always kept: the current token stays a transaction of the history.
+        through = min(through, last - 1)
+        if through > 0 {
+            // Expire one existing transaction boundary (sequence numbers can have gaps after expiry).
+            if let boundary = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction WHERE seq <= ?", arguments: [through]) {
+                try expire(throughSequence: boundary, db)
+            }
+        }
+    }
+
+    /// Applies the retention policy every so often, inside the commit's transaction.
+    func applyRetentionIfDue(_ db: Database, sequence: Int64) throws {
+        // Cheap enough to run often; bounded work because it runs often.
+        guard sequence % 64 == 0 else { return }
+        try applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
+    }
+}

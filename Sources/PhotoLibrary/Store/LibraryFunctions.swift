@@ -1,0 +1,6 @@
+import GRDB
+
+/// SQL functions every connection of a library has (the predicate language's string matching).
+enum LibraryFunctions {
+    static func register(in db: Database) {}
+}

@@ -1,0 +1,216 @@
+public import Foundation
+import GRDB
+import Synchronization
+
+/// A photo library kept in SQLite: the entry point for fetching, changing and following changes.
+///
+/// On disk a library is a directory: `Photos.sqlite` (WAL mode, foreign keys on, `synchronous=FULL` so a
+/// change token handed out survives a power loss) and `originals/`, the content-addressed store of imported
+/// files. Open as many handles as you like, in this process or others: reads run concurrently with the one
+/// writer, and SQLite serialises writers across processes.
+///
+/// There is no shared library: create a handle for the library you mean.
+///
+/// ```swift
+/// let library = try PhotoLibrary(url: PhotoLibrary.defaultURL)
+/// try await library.performChanges {
+///     let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: photoURL)
+///     request.isFavorite = true
+/// }
+/// let favorites = try library.fetchAssets(options: FetchOptions(predicate: "isFavorite"))
+/// ```
+public final class PhotoLibrary: Sendable {
+    /// How to open a library.
+    public struct Options: Sendable {
+        /// Create the library when the directory doesn't exist or is empty. Default true.
+        public var createIfNeeded: Bool
+        /// The history retention policy, applied automatically after commits.
+        public var retention: RetentionPolicy?
+        /// Whether commits append to the change journal. Only benchmarks switch this off: without the journal
+        /// there are no change tokens nor observation of the changes made.
+        @_spi(Benchmarks) public var journaling: Bool
+        /// How long a write waits for another process's write transaction before failing. Default 30 s.
+        public var busyTimeout: TimeInterval
+
+        public init(createIfNeeded: Bool = true, retention: RetentionPolicy? = nil, busyTimeout: TimeInterval = 30) {
+            self.createIfNeeded = createIfNeeded
+            self.retention = retention
+            self.journaling = true
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    /// The library's directory.
+    public let url: URL
+    /// The library's identity: random, made when the library was created, carried by its change tokens.
+    public let identity: UUID
+    /// The time zone moments are computed in for assets whose capture offset is unknown.
+    public let momentTimeZone: TimeZone
+
+    let database: DatabasePool
+    let originalsStore: OriginalsStore
+    let journaling: Bool
+    let notifier: CommitNotifier
+    let retentionOverride: RetentionPolicy?
+
+    /// The file name of the database inside the library directory.
+    public static let databaseFileName = "Photos.sqlite"
+
+    /// `$XDG_DATA_HOME/photosync/Library.photosync`, else `~/.local/share/photosync/Library.photosync`.
+    public static var defaultURL: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let dataHome: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            dataHome = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            dataHome = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share")
+        }
+        return dataHome.appending(path: "photosync/Library.photosync", directoryHint: .isDirectory)
+    }
+
+    /// Opens the library at `url`, creating it when the directory is missing or empty, and applies pending
+    /// schema migrations in one transaction.
+    ///
+    /// - Throws: ``PhotoLibraryError/notALibrary(path:reason:)`` for a file or a non-empty folder that isn't a
+    ///   library, ``PhotoLibraryError/corruptLibrary(path:reason:)`` for a damaged database,
+    ///   ``PhotoLibraryError/schemaTooNew(found:supported:)`` for a library written by a newer photosync,
+    ///   ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the directory can't be created or
+    ///   written. In every case the files found are left untouched.
+    public init(url: URL = PhotoLibrary.defaultURL, options: Options = Options()) throws(PhotoLibraryError) {
+        let url = url.standardizedFileURL
+        self.url = url
+        self.journaling = options.journaling
+        self.retentionOverride = options.retention
+        let fileManager = FileManager.default
+        let databaseURL = url.appending(path: Self.databaseFileName)
+
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw .notALibrary(path: url.path, reason: "it is a file; a library is a directory")
+            }
+            if !fileManager.fileExists(atPath: databaseURL.path) {
+                let contents: [String]
+                do { contents = try fileManager.contentsOfDirectory(atPath: url.path) } catch {
+                    throw .storageUnavailable(path: url.path, reason: Self.reason(error))
+                }
+                guard contents.isEmpty else {
+                    throw .notALibrary(
+                        path: url.path, reason: "the folder is not empty and holds no \(Self.databaseFileName)")
+                }
+                guard options.createIfNeeded else {
+                    throw .storageUnavailable(path: url.path, reason: "no library here")
+                }
+            } else {
+                try Self.validateExistingDatabase(at: databaseURL)
+            }
+        } else {
+            guard options.createIfNeeded else {
+                throw .storageUnavailable(path: url.path, reason: "no library here")
+            }
+            do { try fileManager.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+                throw .storageUnavailable(path: url.path, reason: Self.reason(error))
+            }
+        }
+
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(options.busyTimeout)
+        configuration.maximumReaderCount = 4
+        configuration.prepareDatabase { db in
+            // A token handed out must survive a power loss: fsync the WAL on every commit.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            LibraryFunctions.register(in: db)
+        }
+        do {
+            database = try DatabasePool(path: databaseURL.path, configuration: configuration)
+            try database.write { db in
+                try LibrarySchema.migrate(db)
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO library (id, identity, createdAt, timeZoneIdentifier)
+                        VALUES (1, ?, ?, ?)
+                        """,
+                    arguments: [UUID().uuidString, Date().timeIntervalSince1970, TimeZone.current.identifier])
+            }
+            let info = try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT identity, timeZoneIdentifier FROM library WHERE id = 1")
+            }
+            guard let info, let identity = UUID(uuidString: info["identity"]) else {
+                throw PhotoLibraryError.corruptLibrary(path: databaseURL.path, reason: "the library row is missing")
+            }
+            self.identity = identity
+            self.momentTimeZone = TimeZone(identifier: info["timeZoneIdentifier"]) ?? .gmt
+        } catch {
+            throw Self.map(error, path: databaseURL.path)
+        }
+        originalsStore = OriginalsStore(directory: url.appending(path: "originals", directoryHint: .isDirectory))
+        do { try originalsStore.prepare() } catch {
+            throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
+        }
+        notifier = CommitNotifier(libraryDirectory: url)
+    }
+
+    /// Opens an existing database read-only to check, before anything writes to it, that it is a photosync
+    /// library this build can open.
+    private static func validateExistingDatabase(at databaseURL: URL) throws(PhotoLibraryError) {
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: databaseURL.path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let tableCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                if applicationID == 0 && version == 0 && tableCount == 0 {
+                    return  // An empty database: a creation that never committed. It will be initialised.
+                }
+                guard applicationID == LibrarySchema.applicationID else {
+                    throw PhotoLibraryError.notALibrary(
+                        path: databaseURL.path, reason: "the SQLite database belongs to another program")
+                }
+                guard version <= LibrarySchema.currentVersion else {
+                    throw PhotoLibraryError.schemaTooNew(found: version, supported: LibrarySchema.currentVersion)
+                }
+            }
+        } catch {
+            throw map(error, path: databaseURL.path)
+        }
+    }
+
+    // MARK: Errors
+
+    /// Maps any error met while working on the database to a ``PhotoLibraryError``.
+    static func map(_ error: any Error, path: String? = nil) -> PhotoLibraryError {
+        if let error = error as? PhotoLibraryError { return error }
+        if let error = error as? DatabaseError {
+            let message = error.message ?? "\(error)"
+            switch error.resultCode {
+            case .SQLITE_FULL: return .notEnoughSpace
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                return .corruptLibrary(path: path ?? "library", reason: message)
+            case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_IOERR:
+                return .storageUnavailable(path: path ?? "library", reason: message)
+            default:
+                return .database(code: error.extendedResultCode.rawValue, message: message)
+            }
+        }
+        return .database(code: -1, message: reason(error))
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+        {
+            return String(cString: strerror(code.rawValue))
+        }
+        return (error as NSError).localizedDescription
+    }
+
+    var databasePath: String { url.appending(path: Self.databaseFileName).path }
+
+    /// Runs a read, mapping errors.
+    func read<T>(_ body: (Database) throws -> T) throws(PhotoLibraryError) -> T {
+        do { return try database.read(body) } catch { throw Self.map(error, path: databasePath) }
+    }
+}

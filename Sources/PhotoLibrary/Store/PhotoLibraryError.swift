@@ -1,0 +1,108 @@
+public import Foundation
+
+/// Every error the library throws. Each case says what went wrong and carries what a caller needs to act.
+///
+/// ``code`` gives PhotoKit's `PHPhotosError` code where PhotoKit has one, so that code written against
+/// PhotoKit's codes keeps working.
+public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+    // MARK: Opening
+    /// The path holds something that is not a photosync library (another program's file, a non-empty folder).
+    case notALibrary(path: String, reason: String)
+    /// The library's database is damaged or is not an SQLite database.
+    case corruptLibrary(path: String, reason: String)
+    /// The library was written by a newer photosync. It was left untouched.
+    case schemaTooNew(found: Int, supported: Int)
+    /// The library's storage can't be used: missing, unreadable, or read-only where writing was needed.
+    case storageUnavailable(path: String, reason: String)
+
+    // MARK: Objects and change requests
+    /// No object with this identifier exists (never did, or was deleted).
+    case objectNotFound(localIdentifier: String)
+    /// An index outside `0...count` (insertions) or `0..<count` (everything else).
+    case indexOutOfRange(index: Int, count: Int)
+    /// The asset is already a member of the album.
+    case duplicateMembership(assetIdentifier: String, collectionIdentifier: String)
+    /// The move would put a folder inside itself or one of its descendants.
+    case cyclicCollectionList(localIdentifier: String, parentIdentifier: String)
+    /// A request that does not apply to this object (e.g. adding assets to a smart album).
+    case invalidRequest(String)
+    /// A property value that can't be stored (a location off the globe, a negative size…).
+    case invalidValue(property: String, reason: String)
+    /// A change request made outside `performChanges`, or a request of one block used in another.
+    case notInChangeBlock
+    /// A file given to the library could not be read.
+    case fileUnreadable(path: String, reason: String)
+    /// The storage is full; nothing was committed.
+    case notEnoughSpace
+    /// A predicate or sort descriptor that doesn't parse or doesn't fit the object type; `position` is the
+    /// character offset of the problem in the text form, when there is one.
+    case invalidPredicate(message: String, position: Int?)
+
+    // MARK: Persistent change history
+    /// The token is older than the retained history. Carries the oldest token still valid.
+    case persistentChangeTokenExpired(oldestValidToken: ChangeToken)
+    /// The details of a change are no longer available.
+    case persistentChangeDetailsUnavailable
+    /// The token belongs to another library.
+    case changeTokenFromAnotherLibrary(tokenLibrary: UUID, library: UUID)
+    /// The token is ahead of this library: the library was likely restored from an older backup.
+    case changeTokenAheadOfLibrary(tokenSequence: Int64, currentSequence: Int64)
+    /// The bytes or string are not a change token.
+    case undecodableChangeToken(reason: String)
+
+    // MARK: Underlying
+    /// An SQLite error the library did not expect, with its result code and message.
+    case database(code: Int32, message: String)
+
+    /// PhotoKit's `PHPhotosError.Code` raw value where PhotoKit has one; otherwise a photosync code ≥ 9000.
+    public var code: Int {
+        switch self {
+        case .persistentChangeTokenExpired: 3105
+        case .persistentChangeDetailsUnavailable: 3210
+        case .objectNotFound: 3201  // identifierNotFound
+        case .notEnoughSpace: 3305
+        case .fileUnreadable: 3302  // invalidResource
+        case .invalidRequest, .notInChangeBlock, .indexOutOfRange, .duplicateMembership,
+            .cyclicCollectionList, .invalidValue:
+            3300  // changeNotSupported
+        case .notALibrary: 9001
+        case .corruptLibrary: 9002
+        case .schemaTooNew: 9003
+        case .storageUnavailable: 9004
+        case .invalidPredicate: 9005
+        case .changeTokenFromAnotherLibrary: 9101
+        case .changeTokenAheadOfLibrary: 9102
+        case .undecodableChangeToken: 9103
+        case .database: 9999
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notALibrary(let path, let reason): "\(path) is not a photosync library: \(reason)"
+        case .corruptLibrary(let path, let reason): "the library at \(path) is damaged: \(reason)"
+        case .schemaTooNew(let found, let supported):
+            "the library was written by a newer photosync (schema \(found); this build knows up to \(supported)); it was left untouched"
+        case .storageUnavailable(let path, let reason): "cannot use \(path): \(reason)"
+        case .objectNotFound(let id): "no object with identifier \(id)"
+        case .indexOutOfRange(let index, let count): "index \(index) is out of range (count \(count))"
+        case .duplicateMembership(let asset, let collection): "asset \(asset) is already in \(collection)"
+        case .cyclicCollectionList(let id, let parent): "moving \(id) into \(parent) would make a cycle"
+        case .invalidRequest(let why): "invalid change request: \(why)"
+        case .invalidValue(let property, let reason): "invalid value for \(property): \(reason)"
+        case .notInChangeBlock: "change requests can only be made inside performChanges"
+        case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .notEnoughSpace: "not enough space on the library's storage; nothing was committed"
+        case .invalidPredicate(let message, _): message
+        case .persistentChangeTokenExpired(let oldest):
+            "the change token has expired: the history after it is no longer retained (oldest valid token: \(oldest))"
+        case .persistentChangeDetailsUnavailable: "the details of this change are no longer available"
+        case .changeTokenFromAnotherLibrary(let token, let library):
+            "the change token belongs to library \(token), not to this library (\(library))"
+        case .changeTokenAheadOfLibrary(let token, let current):
+            "the change token (sequence \(token)) is ahead of this library (sequence \(current)); was it restored from a backup?"
+        case .undecodableChangeToken(let reason): "not a change token: \(reason)"
+        case .database(let code, let message): "SQLite error \(code): \(message)"
+        }
+    }
+}
