@@ -6,7 +6,7 @@ import PackagePlugin
 @main
 struct EmbedSchema: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let schemaDirectory = context.package.directoryURL.appending(path: "Schema")
+        let schemaDirectory = context.package.directoryURL.appending(path: "Schema").resolvingSymlinksInPath()
         let files = try FileManager.default
             .contentsOfDirectory(at: schemaDirectory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }

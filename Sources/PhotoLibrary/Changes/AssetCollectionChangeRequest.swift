@@ -47,9 +47,7 @@ public final class AssetCollectionChangeRequest {
             var row = AssetCollectionRow(
                 id: 0, localIdentifier: LocalIdentifier.make(.assetCollection), type: AssetCollectionType.album.rawValue,
                 subtype: AssetCollectionSubtype.albumRegular.rawValue, title: title, createdAt: session.now)
-            try row.insert(session.db)
-            row.id = session.db.lastInsertedRowID
-            session.collectionsBefore[row.id] = .some(nil)
+            try session.insertCollection(&row)
             rowID = row.id
             placeholder = ObjectPlaceholder(localIdentifier: row.localIdentifier)
         }

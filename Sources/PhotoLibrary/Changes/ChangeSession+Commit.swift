@@ -159,9 +159,7 @@ extension ChangeSession {
                 var created = AssetCollectionRow(
                     id: 0, localIdentifier: LocalIdentifier.make(.assetCollection), type: AssetCollectionType.moment.rawValue,
                     subtype: AssetCollectionSubtype.any.rawValue, title: MomentDay.title(for: day), momentDay: day, createdAt: now)
-                try created.insert(db)
-                created.id = db.lastInsertedRowID
-                collectionsBefore[created.id] = .some(nil)
+                try insertCollection(&created)
                 moment = created.id
                 if let year = MomentDay.year(of: day) { yearsWithNewOrDeletedMoments.insert(year) }
             }
@@ -233,9 +231,7 @@ extension ChangeSession {
                 var created = CollectionListRow(
                     id: 0, localIdentifier: LocalIdentifier.make(.collectionList), type: CollectionListType.momentList.rawValue,
                     subtype: CollectionListSubtype.momentListYear.rawValue, title: String(year), momentYear: year, createdAt: now)
-                try created.insert(db)
-                created.id = db.lastInsertedRowID
-                listsBefore[created.id] = .some(nil)
+                try insertList(&created)
                 list = created.id
             }
             try db.execute(

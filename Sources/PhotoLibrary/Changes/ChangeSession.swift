@@ -109,13 +109,44 @@ final class ChangeSession: @unchecked Sendable {
         return row
     }
 
-    // MARK: Assets
+    // MARK: Inserting
+
+    private var nextIDs: [String: Int64] = [:]
+
+    /// A new row id for `table`: one past the largest ever used (kept by AUTOINCREMENT in
+    /// `sqlite_sequence`), so ids are never reused. The write transaction holds the only writer.
+    func allocateID(_ table: String) throws -> Int64 {
+        let next: Int64
+        if let cached = nextIDs[table] {
+            next = cached
+        } else {
+            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
+            let maximum = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(table)") ?? 0
+            next = Swift.max(sequence, maximum) + 1
+        }
+        nextIDs[table] = next + 1
+        return next
+    }
 
     func insertAsset(_ row: inout AssetRow) throws {
+        row.id = try allocateID("asset")
         try row.insert(db)
-        row.id = db.lastInsertedRowID
         assetsBefore[row.id] = .some(nil)
     }
+
+    func insertCollection(_ row: inout AssetCollectionRow) throws {
+        row.id = try allocateID("asset_collection")
+        try row.insert(db)
+        collectionsBefore[row.id] = .some(nil)
+    }
+
+    func insertList(_ row: inout CollectionListRow) throws {
+        row.id = try allocateID("collection_list")
+        try row.insert(db)
+        listsBefore[row.id] = .some(nil)
+    }
+
+    // MARK: Assets
 
     /// Edits an asset's pending state; the edit is written at the end of the block.
     func editAsset(_ id: Int64, _ edit: (inout AssetRow) -> Void) throws {

@@ -46,9 +46,7 @@ public final class CollectionListChangeRequest {
             var row = CollectionListRow(
                 id: 0, localIdentifier: LocalIdentifier.make(.collectionList), type: CollectionListType.folder.rawValue,
                 subtype: CollectionListSubtype.regularFolder.rawValue, title: title, createdAt: session.now)
-            try row.insert(session.db)
-            row.id = session.db.lastInsertedRowID
-            session.listsBefore[row.id] = .some(nil)
+            try session.insertList(&row)
             rowID = row.id
             placeholder = ObjectPlaceholder(localIdentifier: row.localIdentifier)
         }

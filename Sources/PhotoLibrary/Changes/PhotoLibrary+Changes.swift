@@ -30,9 +30,8 @@ extension PhotoLibrary {
                 try runChangeBlock(db, author: author, changes)
             }
         } catch {
-            throw Self.map(error, path: databasePath)
+            throw Self.mapKeepingForeign(error, path: databasePath)
         }
-        await Task.yield()
         afterCommit(committed)
     }
 
@@ -47,9 +46,15 @@ extension PhotoLibrary {
                 try runChangeBlock(db, author: author, changes)
             }
         } catch {
-            throw Self.map(error, path: databasePath)
+            throw Self.mapKeepingForeign(error, path: databasePath)
         }
         afterCommit(committed)
+    }
+
+    /// Maps database errors; an error thrown by the caller's block goes through unchanged.
+    static func mapKeepingForeign(_ error: any Error, path: String) -> any Error {
+        if error is PhotoLibraryError || error is DatabaseError { return map(error, path: path) }
+        return error
     }
 
     struct CommittedWrite: Sendable {

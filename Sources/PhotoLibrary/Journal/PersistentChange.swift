@@ -73,7 +73,8 @@ struct NetChangeAccumulator {
                 default: updated.insert(identifier)
                 }
             }
-            result[type] = PersistentObjectChangeDetails(objectType: type, inserted: inserted, updated: updated, deleted: deleted)
+            let details = PersistentObjectChangeDetails(objectType: type, inserted: inserted, updated: updated, deleted: deleted)
+            if !details.isEmpty { result[type] = details }
         }
         return result
     }

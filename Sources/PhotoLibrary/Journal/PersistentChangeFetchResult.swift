@@ -168,10 +168,11 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
                 lastAuthor = author
                 lastDate = row["date"]
             }
-            if !accumulator.isEmpty {
+            let details = accumulator.details()
+            if !details.isEmpty {
                 coalesced = PersistentChange(
                     changeToken: end, author: lastAuthor, date: Date(timeIntervalSince1970: lastDate),
-                    details: accumulator.details(), skipped: false)
+                    details: details, skipped: false)
             }
         }
         return Plan(since: token.sequence, end: end, hasMore: hasMore, coalesced: coalesced)

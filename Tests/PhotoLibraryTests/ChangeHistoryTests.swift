@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+@testable import PhotoLibrary
+
+@Suite struct ChangeHistoryTests {
+    @Test func tokensRoundTripAndRejectGarbage() throws {
+        let test = try TestLibrary()
+        try test.makeAssets(1)
+        let token = try test.library.currentChangeToken
+        #expect(try ChangeToken(string: token.stringValue) == token)
+        #expect(try ChangeToken(data: token.data) == token)
+        #expect(token.stringValue.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        let json = try JSONEncoder().encode([token])
+        #expect(try JSONDecoder().decode([ChangeToken].self, from: json) == [token])
+        var generator = SplitMix64(seed: 99)
+        for length in [0, 1, 5, 40, 41, 42, 100, 10_000] {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                #expect(throws: PhotoLibraryError.self) { try ChangeToken(data: Data(bytes)) }
+                let text = String(decoding: bytes, as: UTF8.self)
+                #expect(throws: PhotoLibraryError.self) { try ChangeToken(string: text) }
+            }
+        }
+        // A single flipped bit is caught by the checksum.
+        var flipped = [UInt8](token.data)
+        flipped[25] ^= 0x10
+        #expect(throws: PhotoLibraryError.self) { try ChangeToken(data: Data(flipped)) }
+    }
+
+    @Test func eachTransactionIsOneChangeWithNetDetails() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        let assets = try test.makeAssets(3, author: "importer")
+        try test.library.performChangesAndWait(author: "editor") {
+            AssetChangeRequest(for: assets[0]).isFavorite = true
+            AssetChangeRequest.deleteAssets([assets[1]])
+            let created = AssetChangeRequest.creationRequestForAsset(fromFileAt: test.directory.file("n.jpg", seed: 77), options: .init(storage: .referenced))
+            created.isFavorite = true  // insert + update = insert
+        }
+        let changes = Array(try test.library.fetchPersistentChanges(since: start))
+        #expect(changes.map(\.author) == ["importer", "editor"])
+        let first = try changes[0].changeDetails(for: .asset)
+        #expect(first.insertedLocalIdentifiers == Set(assets.map(\.localIdentifier)))
+        let second = try changes[1].changeDetails(for: .asset)
+        #expect(second.updatedLocalIdentifiers == [assets[0].localIdentifier])
+        #expect(second.deletedLocalIdentifiers == [assets[1].localIdentifier])
+        #expect(second.insertedLocalIdentifiers.count == 1)
+        // Derived collections: favorites and the user library changed membership.
+        let favorites = try #require(try test.library.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites).firstObject)
+        #expect(try changes[1].changeDetails(for: .assetCollection).updatedLocalIdentifiers.contains(favorites.localIdentifier))
+        #expect(changes.last?.changeToken == (try test.library.currentChangeToken))
+        // Resuming from the first change's token gives the second only.
+        #expect(Array(try test.library.fetchPersistentChanges(since: changes[0].changeToken)).map(\.author) == ["editor"])
+    }
+
+    @Test func insertThenDeleteInOneBlockIsNothing() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.library.performChangesAndWait {
+            let request = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Gone")
+            _ = request
+        }
+        let album = try #require(try test.library.fetchAssetCollections(with: .album).firstObject)
+        let afterCreate = try test.library.currentChangeToken
+        try test.library.performChangesAndWait { AssetCollectionChangeRequest.deleteAssetCollections([album]) }
+        let coalesced = Array(try test.library.fetchPersistentChanges(since: start, options: .init(coalesced: true)))
+        #expect(coalesced.isEmpty)
+        let plain = Array(try test.library.fetchPersistentChanges(since: afterCreate))
+        #expect(try plain.map { try $0.changeDetails(for: .assetCollection).deletedLocalIdentifiers } == [[album.localIdentifier]])
+    }
+
+    @Test func updatesThatChangeNothingAreNotJournaled() throws {
+        let test = try TestLibrary()
+        let asset = try test.makeAssets(1) { _, request in request.isFavorite = true }[0]
+        let token = try test.library.currentChangeToken
+        try test.library.performChangesAndWait {
+            AssetChangeRequest(for: asset).isFavorite = true
+            AssetChangeRequest(for: asset).isHidden = true
+            AssetChangeRequest(for: asset).isHidden = false
+        }
+        #expect(try test.library.currentChangeToken == token)
+        #expect(Array(try test.library.fetchPersistentChanges(since: token)).isEmpty)
+    }
+
+    @Test func limitAuthorsAndEndToken() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        for index in 0..<5 {
+            try test.library.performChangesAndWait(author: index.isMultiple(of: 2) ? "me" : "them") {
+                _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "A\(index)")
+            }
+        }
+        let limited = try test.library.fetchPersistentChanges(since: start, options: .init(limit: 2))
+        #expect(Array(limited).count == 2)
+        #expect(limited.hasMore)
+        let rest = try test.library.fetchPersistentChanges(since: limited.endToken)
+        #expect(Array(rest).count == 3)
+        #expect(!rest.hasMore)
+        #expect(rest.endToken == (try test.library.currentChangeToken))
+        let others = try test.library.fetchPersistentChanges(since: start, options: .init(excludedAuthors: ["me"]))
+        #expect(Array(others).map(\.author) == ["them", "them"])
+        #expect(others.endToken == (try test.library.currentChangeToken))
+    }
+
+    @Test func tokenErrorsAreDistinct() throws {
+        let test = try TestLibrary()
+        let other = try TestLibrary()
+        try test.makeAssets(2)
+        let foreign = try other.library.currentChangeToken
+        #expect(throws: PhotoLibraryError.changeTokenFromAnotherLibrary(tokenLibrary: other.library.identity, library: test.library.identity)) {
+            try test.library.fetchPersistentChanges(since: foreign)
+        }
+        let current = try test.library.currentChangeToken
+        let ahead = ChangeToken(libraryIdentity: test.library.identity, sequence: current.sequence + 5, stamp: 0)
+        #expect(throws: PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: current.sequence + 5, currentSequence: current.sequence)) {
+            try test.library.fetchPersistentChanges(since: ahead)
+        }
+        #expect(PhotoLibraryError.persistentChangeTokenExpired(oldestValidToken: current).code == 3105)
+        #expect(PhotoLibraryError.persistentChangeDetailsUnavailable.code == 3210)
+    }
+
+    @Test func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens() throws {
+        let test = try TestLibrary()
+        try test.makeAssets(1)
+        let backup = test.directory.url.appending(path: "Backup.photosync")
+        try FileManager.default.copyItem(at: test.library.url, to: backup)
+        try test.makeAssets(1)
+        let newer = try test.library.currentChangeToken
+        let restored = try PhotoLibrary(url: backup)
+        #expect {
+            try restored.fetchPersistentChanges(since: newer)
+        } throws: { error in
+            guard case PhotoLibraryError.changeTokenAheadOfLibrary = error else { return false }
+            return true
+        }
+        // Even once the restored library has moved past that sequence number with other changes.
+        try restored.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        try restored.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "y") }
+        #expect {
+            try restored.fetchPersistentChanges(since: newer)
+        } throws: { error in
+            guard case PhotoLibraryError.changeTokenAheadOfLibrary = error else { return false }
+            return true
+        }
+    }
+
+    @Test func explicitExpiryByTokenAndDate() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.makeAssets(1)
+        let middle = try test.library.currentChangeToken
+        try test.makeAssets(1)
+        try test.library.expireHistory(before: middle)
+        #expect(throws: PhotoLibraryError.persistentChangeTokenExpired(oldestValidToken: middle)) {
+            try test.library.fetchPersistentChanges(since: start)
+        }
+        #expect(Array(try test.library.fetchPersistentChanges(since: middle)).count == 1)
+        try test.library.expireHistory(before: Date().addingTimeInterval(60))
+        let status = try test.library.historyStatus()
+        #expect(status.transactionCount == 0)
+        #expect(status.oldestValidToken == status.currentToken)
+        #expect(Array(try test.library.fetchPersistentChanges(since: status.currentToken)).isEmpty)
+        // Sequence numbers are never reused after expiry.
+        try test.makeAssets(1)
+        #expect(try test.library.currentChangeToken.sequence == status.currentToken.sequence + 1)
+    }
+
+    @Test func retentionByCountIsAppliedAutomatically() throws {
+        let test = try TestLibrary(options: .init(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10)))
+        let start = try test.library.currentChangeToken
+        for index in 0..<130 {
+            try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "\(index)") }
+        }
+        let status = try test.library.historyStatus()
+        #expect(status.transactionCount <= 10 + 64)
+        #expect(status.oldestValidToken.sequence > 0)
+        #expect {
+            try test.library.fetchPersistentChanges(since: start)
+        } throws: { error in
+            guard case PhotoLibraryError.persistentChangeTokenExpired(let oldest) = error else { return false }
+            return oldest == status.oldestValidToken
+        }
+        let state = try test.library.fetchCurrentState()
+        #expect(state.assetCollectionIdentifiers.count == 130 + 8)
+        #expect(state.changeToken == status.currentToken)
+    }
+
+    @Test func retentionByAge() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.makeAssets(1)
+        try test.makeAssets(1)
+        try test.library.setRetentionPolicy(RetentionPolicy(maximumAge: -1, maximumTransactions: 1_000))
+        // Everything is older than "now + 1 s" but the newest transaction is always kept.
+        #expect(try test.library.historyStatus().transactionCount == 1)
+        #expect(throws: PhotoLibraryError.self) { try test.library.fetchPersistentChanges(since: start) }
+    }
+
+    @Test func aFetchResultIsNotCutShortByExpiry() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        for _ in 0..<600 {
+            try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        }
+        let result = try test.library.fetchPersistentChanges(since: start)
+        var iterator = result.makeIterator()
+        #expect(iterator.next() != nil)
+        try test.library.expireHistory(before: try test.library.currentChangeToken)
+        var count = 1
+        while iterator.next() != nil { count += 1 }
+        #expect(count == 600)
+    }
+
+    @Test func waitForChangesWakesOnACommit() async throws {
+        let test = try TestLibrary()
+        let token = try test.library.currentChangeToken
+        #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
+        let library = test.library
+        async let woke = library.waitForChanges(after: token, timeout: .seconds(20))
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "w") }
+        #expect(try await woke == true)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import Testing
+@testable import PhotoLibrary
+
+@Suite struct LibraryOpeningTests {
+    @Test func creatingALibraryMakesTheDirectoryLayoutAndSmartAlbums() throws {
+        let test = try TestLibrary()
+        let url = test.library.url
+        #expect(FileManager.default.fileExists(atPath: url.appending(path: "Photos.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: url.appending(path: "originals").path))
+        let smart = try test.library.fetchAssetCollections(with: .smartAlbum)
+        #expect(smart.map(\.assetCollectionSubtype) == [
+            .smartAlbumUserLibrary, .smartAlbumFavorites, .smartAlbumVideos, .smartAlbumRecentlyAdded,
+            .smartAlbumPanoramas, .smartAlbumScreenshots, .smartAlbumBursts, .smartAlbumAllHidden,
+        ])
+    }
+
+    @Test func reopeningKeepsIdentityAndData() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appending(path: "L")
+        let identity: UUID
+        let token: ChangeToken
+        do {
+            let library = try PhotoLibrary(url: url)
+            identity = library.identity
+            try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip") }
+            token = try library.currentChangeToken
+        }
+        let again = try PhotoLibrary(url: url)
+        #expect(again.identity == identity)
+        #expect(try again.currentChangeToken == token)
+        #expect(try again.fetchAssetCollections(with: .album).map(\.localizedTitle) == ["Trip"])
+    }
+
+    @Test func databaseIsDurableWALWithForeignKeys() throws {
+        let test = try TestLibrary()
+        let (mode, synchronous, foreignKeys, version) = try test.library.database.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+             try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), try Int.fetchOne(db, sql: "PRAGMA user_version"))
+        }
+        #expect(mode == "wal")
+        #expect(synchronous == 2)  // FULL
+        #expect(foreignKeys == 1)
+        #expect(version == LibrarySchema.currentVersion)
+    }
+
+    @Test func aFileIsNotALibrary() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("notes.txt", bytes: Array("hello".utf8))
+        #expect(throws: PhotoLibraryError.notALibrary(path: file.path, reason: "it is a file; a library is a directory")) {
+            try PhotoLibrary(url: file)
+        }
+        #expect(try Data(contentsOf: file) == Data("hello".utf8))
+    }
+
+    @Test func aNonEmptyFolderWithoutDatabaseIsRefusedAndLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        _ = directory.file("photos/a.jpg", seed: 1)
+        #expect {
+            try PhotoLibrary(url: directory.url.appending(path: "photos"))
+        } throws: { error in
+            guard case PhotoLibraryError.notALibrary = error else { return false }
+            return true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appending(path: "photos").path) == ["a.jpg"])
+    }
+
+    @Test func aCorruptDatabaseIsReportedAndLeftUntouched() throws {
+        let directory = TemporaryDirectory()
+        let garbage = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        let database = directory.file("L/Photos.sqlite", bytes: garbage)
+        #expect {
+            try PhotoLibrary(url: directory.url.appending(path: "L"))
+        } throws: { error in
+            guard case PhotoLibraryError.corruptLibrary = error else { return false }
+            return true
+        }
+        #expect(try Data(contentsOf: database) == Data(garbage))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appending(path: "L").path) == ["Photos.sqlite"])
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedAndLeftUntouched() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.url.appending(path: "L/Photos.sqlite")
+        try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            let queue = try DatabaseQueue(path: path.path)
+            try queue.write { db in try db.execute(sql: "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')") }
+        }
+        let before = try Data(contentsOf: path)
+        #expect {
+            try PhotoLibrary(url: directory.url.appending(path: "L"))
+        } throws: { error in
+            guard case PhotoLibraryError.notALibrary = error else { return false }
+            return true
+        }
+        #expect(try Data(contentsOf: path) == before)
+    }
+
+    @Test func aLibraryFromANewerPhotosyncIsRefusedAndLeftUntouched() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appending(path: "L")
+        do {
+            let library = try PhotoLibrary(url: url)
+            try library.database.write { db in try db.execute(sql: "PRAGMA user_version = 999") }
+        }
+        let path = url.appending(path: "Photos.sqlite")
+        let before = try Data(contentsOf: path)
+        #expect(throws: PhotoLibraryError.schemaTooNew(found: 999, supported: LibrarySchema.currentVersion)) {
+            try PhotoLibrary(url: url)
+        }
+        #expect(try Data(contentsOf: path) == before)
+    }
+
+    @Test func missingLibraryWithoutCreateIsAnError() {
+        let directory = TemporaryDirectory()
+        #expect {
+            try PhotoLibrary(url: directory.url.appending(path: "nope"), options: .init(createIfNeeded: false))
+        } throws: { error in
+            guard case PhotoLibraryError.storageUnavailable = error else { return false }
+            return true
+        }
+    }
+
+    @Test func defaultLocationFollowsXDG() {
+        #expect(PhotoLibrary.defaultURL.path.hasSuffix("photosync/Library.photosync"))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+@testable import PhotoLibrary
+
+/// A temporary directory removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appending(path: "photosync-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes a file with these bytes and returns its URL.
+    func file(_ name: String, bytes: [UInt8]) -> URL {
+        let file = url.appending(path: name)
+        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data(bytes).write(to: file)
+        return file
+    }
+
+    /// Writes a file of pseudo-random bytes (distinct per seed).
+    func file(_ name: String, seed: UInt64, size: Int = 1024) -> URL {
+        var generator = SplitMix64(seed: seed)
+        return file(name, bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
+
+/// A library in a temporary directory.
+struct TestLibrary {
+    let directory: TemporaryDirectory
+    let library: PhotoLibrary
+
+    init(options: PhotoLibrary.Options = PhotoLibrary.Options()) throws {
+        directory = TemporaryDirectory()
+        library = try PhotoLibrary(url: directory.url.appending(path: "Library.photosync"), options: options)
+    }
+
+    /// Creates `count` assets referencing in-memory facts (no file I/O) and returns them in creation order.
+    @discardableResult
+    func makeAssets(
+        _ count: Int, author: String = "tests", configure: @escaping (Int, AssetChangeRequest) -> Void = { _, _ in }
+    ) throws -> [Asset] {
+        var placeholders: [String] = []
+        try library.performChangesAndWait(author: author) {
+            for index in 0..<count {
+                let file = directory.file("media/\(UUID().uuidString).jpg", seed: UInt64(index) &+ 7, size: 64)
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+                configure(index, request)
+                placeholders.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+        }
+        return Array(try library.fetchAssets(withLocalIdentifiers: placeholders))
+    }
+}
+
+/// A small, fast, seedable generator for reproducible randomized tests.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Date {
+    /// A UTC instant from components, for readable tests.
+    static func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 12, _ minute: Int = 0) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
+    }
+}
