@@ -62,6 +62,7 @@ let package = Package(
             name: "PhotosyncCommand",
             dependencies: [
                 "PhotoLibrary",
+                "ContentHash",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -85,9 +86,22 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        .target(
+            name: "LibraryTestSupport",
+            dependencies: ["PhotoLibrary"],
+            path: "Tests/Support",
+            exclude: ["LibraryWriter"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "LibraryWriter",
+            dependencies: ["PhotoLibrary", "LibraryTestSupport"],
+            path: "Tests/Support/LibraryWriter",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PhotoLibraryTests",
-            dependencies: ["PhotoLibrary", "ContentHash"],
+            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter"],
             swiftSettings: strict
         ),
     ],

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A fetch's filter: a predicate in the text format (close to NSPredicate's) or built with the typed API.
@@ -23,6 +24,26 @@ public struct FetchSort: Sendable, Hashable {
     public init(key: String, ascending: Bool = true) {
         self.key = key
         self.ascending = ascending
+    }
+
+    /// Parses `key,-key,…`: a leading `-` sorts descending. An empty text is no sort.
+    ///
+    /// - Throws: ``PhotoLibraryError/invalidPredicate(message:position:)`` naming the position of a bad key.
+    public static func parseList(_ text: String) throws(PhotoLibraryError) -> [FetchSort] {
+        var result: [FetchSort] = []
+        var offset = 0
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            defer { offset += part.count + 1 }
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty {
+                if text.isEmpty { break }
+                throw .invalidPredicate(message: "empty sort key at position \(offset)", position: offset)
+            }
+            let descending = trimmed.hasPrefix("-")
+            let key = descending ? String(trimmed.dropFirst()) : trimmed
+            result.append(FetchSort(key: key, ascending: !descending))
+        }
+        return result
     }
 
     static func orderSQL(_ sorts: [FetchSort], for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import ContentHash
+import PhotoLibrary
+
+struct InitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create the library if it doesn't exist, and say where it is.",
+        discussion: "Example: photosync init --library ~/Pictures/Library.photosync")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        try await reportingFailures(options) {
+            let library = try options.openLibrary()
+            if options.json {
+                printJSON(["library": library.url.path, "identity": library.identity.uuidString])
+            } else {
+                print("Library \(library.identity.uuidString) at \(library.url.path)")
+            }
+        }
+    }
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Copy the photos and videos of a folder into the library.",
+        discussion: """
+            Files are copied into the library's content-addressed originals store; a file whose content is \
+            already in the library is skipped. Without a folder, the bundled sample folder is imported.
+
+            Example: photosync import ~/Pictures/Camera
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The folder to import (default: the bundled samples).", valueName: "dir"))
+    var directory: String?
+
+    func run() async throws {
+        try await reportingFailures(options) {
+            let root = URL(fileURLWithPath: directory ?? SampleFolder.path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure(code: 1, name: "error", message: "\(root.path) is not a folder")
+            }
+            let library = try options.openLibrary()
+            let summary = try Importer(library: library, root: root).run { line in
+                if options.verbose { options.say(line) }
+            }
+            if options.json {
+                printJSON([
+                    "library": library.url.path, "imported": summary.imported, "skipped": summary.skipped,
+                    "token": try library.currentChangeToken.stringValue,
+                ])
+            } else if !options.quiet {
+                print("Imported \(summary.imported.count) files from \(root.path) into \(library.url.path)")
+                for (path, reason) in summary.skipped.sorted(by: { $0.key < $1.key }) {
+                    print("  skipped \(path): \(reason)")
+                }
+                let moments = try library.fetchMoments()
+                print("The library now holds \(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).count) assets in \(moments.count) moments:")
+                for moment in moments {
+                    print("  \(moment.localizedTitle ?? "?"): \(moment.estimatedAssetCount) assets")
+                }
+                print("Change token: \(try library.currentChangeToken.stringValue)")
+            }
+        }
+    }
+}
+
+/// Where the bundled sample folder is: `./Samples` when run from the repository, else next to the sources.
+enum SampleFolder {
+    static var path: String {
+        let local = FileManager.default.currentDirectoryPath + "/Samples"
+        if FileManager.default.fileExists(atPath: local) { return local }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appending(path: "Samples").path
+    }
+}
+
+/// Imports a folder's media files into a library, one transaction per batch.
+struct Importer {
+    let library: PhotoLibrary
+    let root: URL
+    static let batchSize = 200
+
+    struct Summary {
+        var imported: [String] = []
+        var skipped: [String: String] = [:]
+    }
+
+    func run(progress: (String) -> Void) throws -> Summary {
+        var summary = Summary()
+        var files: [URL] = []
+        let enumerator = FileManager.default.enumerator(
+            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
+            options: [.skipsHiddenFiles])
+        while let url = enumerator?.nextObject() as? URL {
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
+            guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
+            files.append(url)
+        }
+        files.sort { $0.path < $1.path }
+        let known = Set(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).compactMap(\.contentHash))
+        var seen = known
+        var batch: [(URL, String)] = []
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let items = batch
+            try library.performChangesAndWait(author: "photosync-import") {
+                for (url, _) in items {
+                    _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: url)
+                }
+            }
+            summary.imported += items.map(\.1)
+            batch.removeAll()
+        }
+        for file in files {
+            let relative = String(file.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            guard MediaFileKind.isMedia(file) else {
+                summary.skipped[relative] = "not a photo or video"
+                continue
+            }
+            let hash: String
+            do { hash = try ContentHashOfFile.hash(file) } catch {
+                summary.skipped[relative] = "unreadable: \(error)"
+                continue
+            }
+            guard seen.insert(hash).inserted else {
+                summary.skipped[relative] = "already in the library"
+                continue
+            }
+            progress("importing \(relative)")
+            batch.append((file, relative))
+            if batch.count >= Self.batchSize { try flush() }
+        }
+        try flush()
+        return summary
+    }
+}
+
+enum MediaFileKind {
+    static let extensions: Set<String> = [
+        "jpg", "jpeg", "png", "heic", "heif", "avif", "gif", "webp", "tif", "tiff", "dng", "cr2", "cr3", "nef",
+        "arw", "orf", "rw2", "raf", "pef", "mp4", "mov", "m4v",
+    ]
+
+    static func isMedia(_ url: URL) -> Bool {
+        extensions.contains(url.pathExtension.lowercased())
+    }
+}
+
+enum ContentHashOfFile {
+    static func hash(_ url: URL) throws -> String {
+        try ContentHash.ofFile(atPath: url.path).hash.description
+    }
+}

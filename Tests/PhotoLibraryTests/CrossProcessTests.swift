@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import LibraryTestSupport
+import Testing
+@testable import PhotoLibrary
+
+/// Tests with a second process: the `LibraryWriter` test executable, built next to the test bundle.
+@Suite struct CrossProcessTests {
+    static var writerURL: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appending(path: "LibraryWriter")
+    }
+
+    static func startWriter(_ arguments: [String], output: Pipe) throws -> Process {
+        let process = Process()
+        process.executableURL = writerURL
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func aWaiterInOneProcessWakesOnACommitInAnother() async throws {
+        let test = try TestLibrary()
+        let token = try test.library.currentChangeToken
+        let library = test.library
+        async let woke = library.waitForChanges(after: token, timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        let pipe = Pipe()
+        let writer = try Self.startWriter([library.url.path, "commit", "1"], output: pipe)
+        let started = ContinuousClock.now
+        #expect(try await woke)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(try library.fetchAssetCollections(with: .album).count == 1)
+    }
+
+    @Test func killingAWriterMidCommitLeavesAConsistentLibraryAndValidTokens() async throws {
+        let test = try TestLibrary()
+        let initial = try test.library.fetchCurrentState()
+        var handedOut: [ChangeToken] = []
+        var source = RandomSource(seed: 2024)
+        for round in 0..<8 {
+            let pipe = Pipe()
+            let writer = try Self.startWriter([test.library.url.path, "commit-loop", "\(round + 1)"], output: pipe)
+            try await Task.sleep(for: .milliseconds(source.int(in: 150...600)))
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            for line in output.split(separator: "\n") {
+                // The last line may be cut by the kill; only whole tokens count.
+                if let token = try? ChangeToken(string: String(line)) { handedOut.append(token) }
+            }
+        }
+        #expect(handedOut.count > 8, "the writer committed too little to test anything")
+        let library = try PhotoLibrary(url: test.library.url)
+        // The database is intact.
+        let (integrity, foreignKeyViolations) = try await library.database.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"), try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count)
+        }
+        #expect(integrity == "ok")
+        #expect(foreignKeyViolations == 0)
+        // Every token handed out is still valid, and they are ordered.
+        #expect(handedOut.map(\.sequence) == handedOut.map(\.sequence).sorted())
+        for token in handedOut {
+            _ = try library.fetchPersistentChanges(since: token)
+        }
+        // No change without its journal record, no record without its change: the journal replays to the state.
+        let sets = try ModelBasedHistoryTests.replay(try library.fetchPersistentChanges(since: initial.changeToken), onto: initial)
+        let final = try library.fetchCurrentState()
+        for type in ObjectType.allCases { #expect(sets[type] == final.identifiers(of: type), "\(type)") }
+        // Sequence numbers go on from where they were.
+        try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after") }
+        #expect(try library.currentChangeToken.sequence > (handedOut.last?.sequence ?? 0))
+    }
+}

@@ -1,0 +1,37 @@
+// A writer process for the cross-process and crash tests (not shipped).
+//
+//   LibraryWriter LIBRARY commit-loop SEED   random change blocks forever; prints each new token once durable
+//   LibraryWriter LIBRARY commit N           N small commits, then exits
+import Foundation
+import LibraryTestSupport
+import PhotoLibrary
+
+func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    FileHandle.standardError.write(Data("usage: LibraryWriter LIBRARY (commit-loop SEED | commit N)\n".utf8))
+    exit(2)
+}
+let library = try PhotoLibrary(url: URL(fileURLWithPath: arguments[1]))
+switch arguments[2] {
+case "commit-loop":
+    var changes = RandomChanges(seed: UInt64(arguments[3]) ?? 1)
+    while true {
+        do {
+            try changes.performBlock(on: library, author: "writer")
+        } catch let error as PhotoLibraryError {
+            // Expected failures (duplicate membership…) leave the library unchanged.
+            _ = error
+        }
+        emit(try library.currentChangeToken.stringValue)
+    }
+case "commit":
+    for index in 0..<(Int(arguments[3]) ?? 1) {
+        try library.performChangesAndWait(author: "writer") {
+            _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "from writer \(index)")
+        }
+        emit(try library.currentChangeToken.stringValue)
+    }
+default:
+    exit(2)
+}
