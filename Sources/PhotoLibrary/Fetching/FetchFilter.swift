@@ -1,23 +1,59 @@
+public import FetchPredicate
 import Foundation
 import GRDB
 
-/// A fetch's filter: a predicate in the text format (close to NSPredicate's) or built with the typed API.
-/// Validated against the keys of the type fetched, when the fetch runs.
+/// A fetch's filter (PhotoKit's `NSPredicate` in `PHFetchOptions`): a predicate in the text format, or one
+/// built with the typed keys (`Asset.isFavorite && Asset.mediaType == .image`).
+///
+/// Text is parsed and checked against the keys of the type fetched when the fetch runs; dates written
+/// without a UTC offset are read in the current time zone.
 public struct FetchFilter: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    let text: String
+    enum Storage: Sendable {
+        case text(String)
+        case predicate(FetchPredicate.Predicate)
+    }
+
+    let storage: Storage
 
     /// A predicate in the text format, e.g. `mediaType == image AND creationDate >= "2024-01-01" AND NOT isHidden`.
-    public init(format: String) { text = format }
-    public init(stringLiteral value: String) { text = value }
-    public var description: String { text }
+    public init(format: String) { storage = .text(format) }
+    public init(stringLiteral value: String) { storage = .text(value) }
+    /// A predicate built in code.
+    public init(_ predicate: some PredicateConvertible) { storage = .predicate(predicate.predicate) }
+
+    public var description: String {
+        switch storage {
+        case .text(let text): text
+        case .predicate(let predicate): predicate.description
+        }
+    }
+
+    /// The predicate, checked against the keys of `Object`.
+    ///
+    /// - Throws: ``PhotoLibraryError/invalidPredicate(message:position:)`` naming the position of the problem
+    ///   and, for an unknown key, the valid keys.
+    public func predicate<Object>(for schema: PredicateSchema<Object>) throws(PhotoLibraryError) -> CompiledPredicate<Object> {
+        do {
+            switch storage {
+            case .text(let text): return try FetchPredicate.Predicate.parse(text, schema: schema).compiled(for: schema)
+            case .predicate(let predicate): return try predicate.compiled(for: schema)
+            }
+        } catch {
+            throw .invalidPredicate(message: error.description, position: error.position)
+        }
+    }
 
     func sql(for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {
-        throw .invalidPredicate(message: "predicates are being wired in", position: nil)
+        switch objectType {
+        case .asset: try predicate(for: Asset.predicateSchema).sql
+        case .assetCollection: try predicate(for: AssetCollection.predicateSchema).sql
+        case .collectionList: try predicate(for: CollectionList.predicateSchema).sql
+        }
     }
 }
 
-/// One key of a fetch's order.
-public struct FetchSort: Sendable, Hashable {
+/// One key of a fetch's order (PhotoKit's `NSSortDescriptor`).
+public struct FetchSort: Sendable, Hashable, CustomStringConvertible {
     public let key: String
     public let ascending: Bool
 
@@ -26,27 +62,35 @@ public struct FetchSort: Sendable, Hashable {
         self.ascending = ascending
     }
 
-    /// Parses `key,-key,…`: a leading `-` sorts descending. An empty text is no sort.
+    /// From a typed key: `FetchSort(Asset.creationDate, ascending: false)`.
+    public init<Object, Value>(_ key: PredicateKeyPath<Object, Value>, ascending: Bool = true) {
+        self.init(key: key.name, ascending: ascending)
+    }
+
+    public var description: String { ascending ? key : "-" + key }
+
+    /// Parses `key,-key,…` (a leading `-` sorts descending) against the keys of assets.
     ///
-    /// - Throws: ``PhotoLibraryError/invalidPredicate(message:position:)`` naming the position of a bad key.
+    /// - Throws: ``PhotoLibraryError/invalidPredicate(message:position:)`` naming the position of a bad key
+    ///   and the valid keys.
     public static func parseList(_ text: String) throws(PhotoLibraryError) -> [FetchSort] {
-        var result: [FetchSort] = []
-        var offset = 0
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            defer { offset += part.count + 1 }
-            let trimmed = part.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty {
-                if text.isEmpty { break }
-                throw .invalidPredicate(message: "empty sort key at position \(offset)", position: offset)
-            }
-            let descending = trimmed.hasPrefix("-")
-            let key = descending ? String(trimmed.dropFirst()) : trimmed
-            result.append(FetchSort(key: key, ascending: !descending))
+        do {
+            return try SortDescriptor.parseList(text, schema: Asset.predicateSchema).map { FetchSort(key: $0.key, ascending: $0.ascending) }
+        } catch {
+            throw .invalidPredicate(message: error.description, position: error.position)
         }
-        return result
     }
 
     static func orderSQL(_ sorts: [FetchSort], for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {
-        throw .invalidPredicate(message: "sort descriptors are being wired in", position: nil)
+        let descriptors = sorts.map { SortDescriptor(key: $0.key, ascending: $0.ascending) }
+        do {
+            switch objectType {
+            case .asset: return try CompiledSortOrder(descriptors, schema: Asset.predicateSchema).sql()
+            case .assetCollection: return try CompiledSortOrder(descriptors, schema: AssetCollection.predicateSchema).sql()
+            case .collectionList: return try CompiledSortOrder(descriptors, schema: CollectionList.predicateSchema).sql()
+            }
+        } catch {
+            throw .invalidPredicate(message: error.description, position: error.position)
+        }
     }
 }

@@ -29,6 +29,9 @@ public final class PhotoLibrary: Sendable {
         /// Whether commits append to the change journal. Only benchmarks switch this off: without the journal
         /// there are no change tokens nor observation of the changes made.
         @_spi(Benchmarks) public var journaling: Bool
+        /// Whether commits wait for the disk (`synchronous=FULL`). Only benchmark set-up switches this off, to
+        /// build large fixtures fast; a library opened so may lose its last commits on a power loss.
+        @_spi(Benchmarks) public var durableCommits: Bool
         /// How long a write waits for another process's write transaction before failing. Default 30 s.
         public var busyTimeout: TimeInterval
 
@@ -36,6 +39,7 @@ public final class PhotoLibrary: Sendable {
             self.createIfNeeded = createIfNeeded
             self.retention = retention
             self.journaling = true
+            self.durableCommits = true
             self.busyTimeout = busyTimeout
         }
     }
@@ -116,9 +120,10 @@ public final class PhotoLibrary: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(options.busyTimeout)
         configuration.maximumReaderCount = 4
+        let synchronous = options.durableCommits ? "FULL" : "OFF"
         configuration.prepareDatabase { db in
             // A token handed out must survive a power loss: fsync the WAL on every commit.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             LibraryFunctions.register(in: db)
         }
         do {

@@ -1,0 +1,193 @@
+// Benchmarks of the library engine and its change history. Every figure is read as a ratio against a
+// baseline measured in the same run (see the README, "Benchmarks").
+import Benchmark
+import Foundation
+import GRDB
+@_spi(Benchmarks) import PhotoLibrary
+
+/// Large fixture libraries are built once through the public API and kept in /tmp between runs.
+enum Fixtures {
+    static let root = URL(fileURLWithPath: "/tmp/photosync-benchmarks-v1")
+
+    /// A library of `count` assets with creation dates spread over ten years, in random order.
+    static func library(assets count: Int) throws -> PhotoLibrary {
+        try build("assets-\(count)") { library in
+            var generator = SystemRandomNumberGenerator()
+            let batch = 10_000
+            for start in stride(from: 0, to: count, by: batch) {
+                try library.performChangesAndWait(author: "fixture") {
+                    for index in start..<min(count, start + batch) {
+                        let hash = String(format: "%032x", index)
+                        let request = AssetChangeRequest.creationRequestForAsset(
+                            fromFileAt: URL(fileURLWithPath: "/fixture/\(index).jpg"),
+                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1_000_000))
+                        request.creationDate = Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000, using: &generator))
+                        request.creationTimeZoneOffset = 0
+                        request.pixelWidth = 4032
+                        request.pixelHeight = 3024
+                    }
+                }
+            }
+        }
+    }
+
+    /// A library whose journal holds `transactions` × 10 object changes.
+    static func history(transactions: Int) throws -> PhotoLibrary {
+        try build("history-\(transactions)") { library in
+            for transaction in 0..<transactions {
+                try library.performChangesAndWait(author: "fixture") {
+                    for index in 0..<10 {
+                        let hash = String(format: "%024x%08x", transaction, index)
+                        _ = AssetChangeRequest.creationRequestForAsset(
+                            fromFileAt: URL(fileURLWithPath: "/fixture/\(hash).jpg"),
+                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func build(_ name: String, _ fill: (PhotoLibrary) throws -> Void) throws -> PhotoLibrary {
+        let url = root.appending(path: name)
+        let done = url.appending(path: ".complete")
+        if !FileManager.default.fileExists(atPath: done.path) {
+            try? FileManager.default.removeItem(at: url)
+            var options = PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 10 * 365 * 86_400, maximumTransactions: 10_000_000))
+            options.durableCommits = false
+            let library = try PhotoLibrary(url: url, options: options)
+            try fill(library)
+            FileManager.default.createFile(atPath: done.path, contents: nil)
+        }
+        return try PhotoLibrary(url: url, options: .init(retention: RetentionPolicy(maximumAge: 10 * 365 * 86_400, maximumTransactions: 10_000_000)))
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    let fetchConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident, .mallocCountTotal], warmupIterations: 1,
+        maxDuration: .seconds(10), maxIterations: 20)
+
+    // MARK: Issue 2 — fetching a 1,000,000-asset library sorted by creationDate
+
+    Benchmark("Fetch 1M by creationDate: baseline raw SQL ids", configuration: fetchConfiguration) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000)
+        let queue = try DatabaseQueue(path: library.url.appending(path: PhotoLibrary.databaseFileName).path, configuration: {
+            var configuration = Configuration()
+            configuration.readonly = true
+            return configuration
+        }())
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let ids = try queue.read { db in
+                try Int64.fetchAll(db, sql: "SELECT id FROM asset WHERE isHidden = 0 ORDER BY creationDate, id")
+            }
+            blackHole(ids.count)
+        }
+    }
+
+    Benchmark("Fetch 1M by creationDate: count", configuration: fetchConfiguration) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000)
+        let options = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try library.fetchAssets(options: options).count)
+        }
+    }
+
+    Benchmark("Fetch 1M by creationDate: count + first 100 objects + middle object", configuration: fetchConfiguration) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000)
+        let options = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let result = try library.fetchAssets(options: options)
+            for index in 0..<100 { blackHole(try result.object(at: index)) }
+            blackHole(try result.object(at: result.count / 2))
+        }
+    }
+
+    Benchmark("Fetch 1M: baseline materialising every asset row", configuration: .init(
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 0, maxDuration: .seconds(10), maxIterations: 3)
+    ) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000)
+        let queue = try DatabaseQueue(path: library.url.appending(path: PhotoLibrary.databaseFileName).path)
+        benchmark.startMeasurement()
+        let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM asset ORDER BY creationDate, id") }
+        blackHole(rows.count)
+    }
+
+    // MARK: Issue 3 — the change history
+
+    let commitConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput], warmupIterations: 2, maxDuration: .seconds(10), maxIterations: 200)
+    for journaling in [true, false] {
+        Benchmark("Commit 100 asset inserts, journal \(journaling ? "on" : "off (baseline)")", configuration: commitConfiguration) { benchmark in
+            let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-commit-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var options = PhotoLibrary.Options()
+            options.journaling = journaling
+            let library = try PhotoLibrary(url: directory, options: options)
+            var counter = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                try library.performChangesAndWait {
+                    for _ in 0..<100 {
+                        counter += 1
+                        let hash = String(format: "%032x", counter)
+                        let request = AssetChangeRequest.creationRequestForAsset(
+                            fromFileAt: URL(fileURLWithPath: "/bench/\(counter).jpg"),
+                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1))
+                        request.creationDate = Date(timeIntervalSince1970: 1_600_000_000 + Double(counter))
+                    }
+                }
+            }
+        }
+    }
+
+    let historyConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 500)
+    for transactions in [100, 100_000] {
+        Benchmark("fetchPersistentChanges: last 100 of \(transactions * 10) journal entries", configuration: historyConfiguration) { benchmark in
+            let library = try Fixtures.history(transactions: transactions)
+            let current = try library.currentChangeToken
+            // The token 100 transactions back.
+            let all = try library.fetchPersistentChanges(since: try library.historyStatus().oldestValidToken, options: .init(limit: transactions - 100))
+            let token = all.endToken
+            precondition(token.sequence == current.sequence - 100)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                var count = 0
+                for change in try library.fetchPersistentChanges(since: token) {
+                    count += try change.changeDetails(for: .asset).insertedLocalIdentifiers.count
+                }
+                precondition(count == 1_000)
+            }
+        }
+    }
+
+    Benchmark("waitForChanges: commit-to-wake-up through the notification file", configuration: .init(
+        metrics: [.custom("wake-up latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)],
+        warmupIterations: 2, maxDuration: .seconds(15), maxIterations: 200)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-wake-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two handles: the writer's notification reaches the waiter through the file system (inotify), the
+        // same path a commit in another process takes.
+        let waiter = try PhotoLibrary(url: directory)
+        let writer = try PhotoLibrary(url: directory)
+        for _ in benchmark.scaledIterations {
+            let token = try waiter.currentChangeToken
+            let wake = Task { () -> ContinuousClock.Instant in
+                _ = try await waiter.waitForChanges(after: token, timeout: .seconds(10))
+                return ContinuousClock.now
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            try writer.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+            let committed = ContinuousClock.now
+            let woke = try await wake.value
+            let latency = woke - committed
+            benchmark.measurement(
+                .custom("wake-up latency (µs)", polarity: .prefersSmaller, useScalingFactor: false),
+                Int(max(0, latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000)))
+        }
+    }
+}
