@@ -209,11 +209,7 @@ extension PhotoLibrary {
     }
 
     func storedRetention(_ db: Database) throws -> RetentionPolicy {
-        if let retentionOverride { return retentionOverride }
-        let row = try Row.fetchOne(db, sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
-        return RetentionPolicy(
-            maximumAge: (row?["retentionDays"] as Double? ?? 30) * 86_400,
-            maximumTransactions: row?["retentionCount"] ?? 1_000_000)
+        try Self.retention(db, override: retentionOverride)
     }
 
     /// Stores the retention policy in the library, for every process that opens it, and applies it now.
@@ -223,7 +219,7 @@ extension PhotoLibrary {
                 try db.execute(
                     sql: "UPDATE change_journal SET retentionDays = ?, retentionCount = ? WHERE id = 1",
                     arguments: [policy.maximumAge / 86_400, policy.maximumTransactions])
-                try applyRetention(db, policy: policy, now: Date().timeIntervalSince1970)
+                try Self.applyRetention(db, policy: policy, now: Date().timeIntervalSince1970)
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -237,7 +233,7 @@ extension PhotoLibrary {
         do {
             try database.write { db in
                 try validate(token, db)
-                try expire(throughSequence: token.sequence, db)
+                try Self.expire(throughSequence: token.sequence, db)
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -250,7 +246,7 @@ extension PhotoLibrary {
             try database.write { db in
                 let sequence = try Int64.fetchOne(
                     db, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [date.timeIntervalSince1970])
-                if let sequence { try expire(throughSequence: sequence, db) }
+                if let sequence { try Self.expire(throughSequence: sequence, db) }
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -269,7 +265,7 @@ extension PhotoLibrary {
     }
 
     /// Deletes the transactions up to and including `sequence` and raises the floor. Inside a write.
-    func expire(throughSequence sequence: Int64, _ db: Database) throws {
+    static func expire(throughSequence sequence: Int64, _ db: Database) throws {
         let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
         guard sequence > floor else { return }
         guard let date = try Double.fetchOne(db, sql: "SELECT date FROM change_transaction WHERE seq = ?", arguments: [sequence]) else { return }
@@ -281,7 +277,7 @@ extension PhotoLibrary {
     }
 
     /// Applies the retention policy. Inside a write.
-    func applyRetention(_ db: Database, policy: RetentionPolicy, now: Double) throws {
+    static func applyRetention(_ db: Database, policy: RetentionPolicy, now: Double) throws {
         guard let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction") else { return }
         var through: Int64 = 0
         if policy.maximumTransactions >= 0 {
@@ -297,7 +293,7 @@ extension PhotoLibrary {
         if through > 0 {
             // Expire one existing transaction boundary (sequence numbers can have gaps after expiry).
             if let boundary = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction WHERE seq <= ?", arguments: [through]) {
-                try expire(throughSequence: boundary, db)
+                try Self.expire(throughSequence: boundary, db)
             }
         }
     }
@@ -306,6 +302,15 @@ extension PhotoLibrary {
     func applyRetentionIfDue(_ db: Database, sequence: Int64) throws {
         // Cheap enough to run often; bounded work because it runs often.
         guard sequence % 64 == 0 else { return }
-        try applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
+        try Self.applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
+    }
+
+    /// The policy stored in the library (or given when opening), for use before `self` exists.
+    static func retention(_ db: Database, override: RetentionPolicy?) throws -> RetentionPolicy {
+        if let override { return override }
+        let row = try Row.fetchOne(db, sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
+        return RetentionPolicy(
+            maximumAge: (row?["retentionDays"] as Double? ?? 30) * 86_400,
+            maximumTransactions: row?["retentionCount"] ?? 1_000_000)
     }
 }

@@ -136,6 +136,9 @@ public final class PhotoLibrary: Sendable {
                         VALUES (1, ?, ?, ?)
                         """,
                     arguments: [UUID().uuidString, Date().timeIntervalSince1970, TimeZone.current.identifier])
+                // Retention by age also applies to libraries that see few commits.
+                try Self.applyRetention(
+                    db, policy: try Self.retention(db, override: options.retention), now: Date().timeIntervalSince1970)
             }
             let info = try database.read { db in
                 try Row.fetchOne(db, sql: "SELECT identity, timeZoneIdentifier FROM library WHERE id = 1")
