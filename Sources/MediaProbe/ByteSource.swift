@@ -26,9 +26,16 @@ struct MemorySource: ByteSource {
 }
 
 /// An open file read with `pread`, so no file position is shared and nothing is read that is not asked for.
-struct FileSource: ByteSource {
+final class FileSource: ByteSource {
     let descriptor: Int32
     let size: Int64
+    /// The errno of the first failed read (a short read at the end of the file is no error).
+    private(set) var readError: Int32?
+
+    init(descriptor: Int32, size: Int64) {
+        self.descriptor = descriptor
+        self.size = size
+    }
 
     func read(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0, offset < size else { return [] }
@@ -43,6 +50,7 @@ struct FileSource: ByteSource {
                 } else if got < 0 && errno == EINTR {
                     continue
                 } else {
+                    if got < 0, readError == nil { readError = errno }
                     break  // EOF (the file shrank) or an I/O error: return what we have.
                 }
             }
@@ -166,7 +174,7 @@ struct ByteView {
 
 /// A four-character code as a big-endian integer.
 func fourCC(_ text: StaticString) -> UInt32 {
-    precondition(text.utf8CodeUnitsCount == 4)
+    precondition(text.utf8CodeUnitCount == 4)
     let p = text.utf8Start
     return UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
 }
@@ -187,4 +195,41 @@ func cleanText(_ bytes: some Collection<UInt8>) -> String? {
     while let first = text.first, first.isWhitespace { text.removeFirst() }
     while let last = text.last, last.isWhitespace { text.removeLast() }
     return text.isEmpty ? nil : text
+}
+
+/// The state of one probe: the bounded reader, the problems noted so far, and the structure budget shared by
+/// all parsers (boxes, chunks, segments visited), so that no file makes a probe loop for long.
+final class ProbeContext {
+    /// The most container elements (boxes, chunks, segments, entries) one probe visits.
+    static let defaultElementBudget = 20_000
+
+    let reader: BoundedReader
+    private(set) var problems: [MetadataProblem] = []
+    private var elementsLeft: Int
+
+    init(reader: BoundedReader, elementBudget: Int = ProbeContext.defaultElementBudget) {
+        self.reader = reader
+        self.elementsLeft = elementBudget
+    }
+
+    /// Records a problem (once per kind and field).
+    func note(_ kind: MetadataProblem.Kind, _ field: String, _ detail: String = "") {
+        guard !problems.contains(where: { $0.kind == kind && $0.field == field }) else { return }
+        problems.append(MetadataProblem(kind, field: field, detail: detail))
+    }
+
+    /// Takes one element from the budget; false (and a problem noted) once it is spent.
+    func visitElement() -> Bool {
+        guard elementsLeft > 0 else {
+            note(.limitReached, "structure", "more than \(Self.defaultElementBudget) container elements")
+            return false
+        }
+        elementsLeft -= 1
+        return true
+    }
+
+    /// Notes a `limitReached` problem if the reader ran out of its byte or read budget.
+    func noteReaderLimits() {
+        if reader.exhausted { note(.limitReached, "reads", "read budget exhausted") }
+    }
 }

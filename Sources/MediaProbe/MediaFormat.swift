@@ -142,12 +142,9 @@ public enum MediaFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
-    /// How many leading bytes ``detect(contents:fileName:)`` looks at, at most. A probe of a file reads
-    /// these first (then seeks, for TIFF IFDs beyond them).
-    public static let signatureLength = 64 * 1024
-
-    /// Classifies a file from its first bytes (up to ``signatureLength`` are used; pass the whole file or its
-    /// beginning).
+    /// Classifies a file from its content: the first 64 bytes decide, except for TIFF structures, whose first
+    /// IFD is read too (wherever it lies) to find a DNGVersion tag. Pass the whole file, or at least its
+    /// beginning and, for TIFF, its first IFD.
     ///
     /// - Parameters:
     ///   - contents: the file's first bytes.
@@ -171,7 +168,7 @@ public enum MediaFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             return .jpeg
         }
         // PNG: the 8-byte signature, then the IHDR chunk.
-        if head.matches("\u{89}PNG\r\n\u{1A}\n", at: 0) {
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             return head.matches("IHDR", at: 12) && head.u32(8) == 13 ? .png : nil
         }
         // GIF: signature and a logical screen descriptor.
@@ -258,6 +255,9 @@ public enum MediaFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The format for an `ftyp` box: the major brand decides when it is known, else the first known
     /// compatible brand.
     static func formatForBrands(_ brands: [UInt32]) -> MediaFormat? {
+        // An audio major brand (iTunes M4A/M4B/M4P, Flash F4A/F4B) is audio whatever else it lists.
+        let audio: Set<String> = ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "]
+        if let major = brands.first, audio.contains(fourCCString(major)) { return nil }
         for brand in brands {
             if let format = formatForBrand(brand) { return format }
         }

@@ -81,10 +81,10 @@ struct TIFFStructure {
         return reader.read(at: base + Int64(offset), count: Int(total))
     }
 
-    /// The unsigned integer values of a BYTE, SHORT, LONG or IFD entry (at most `limit` of them).
+    /// The integer values of a BYTE, SHORT, LONG, SLONG (bit pattern) or IFD entry (at most `limit`).
     func integers(_ entry: TIFFEntry, limit: Int = 64) -> [UInt32] {
         let unit = Self.typeSize(entry.type)
-        guard [1, 3, 4, 13].contains(entry.type) else { return [] }
+        guard [1, 3, 4, 9, 13].contains(entry.type) else { return [] }
         let view = ByteView(valueBytes(entry, limit: limit * unit))
         var values: [UInt32] = []
         var at = 0
@@ -123,8 +123,9 @@ struct TIFFStructure {
             if let sub = ifd.entry(TIFFTag.subIFDs) {
                 queue.append(contentsOf: integers(sub, limit: 8).map(Int64.init))
             }
-            let reduced = ifd.entry(TIFFTag.newSubfileType).flatMap { integers($0).first }.map { $0 & 1 == 1 } ?? false
-            guard !reduced else { continue }
+            if let kind = ifd.entry(TIFFTag.newSubfileType), let flags = integers(kind).first, flags & 1 == 1 {
+                continue  // a reduced-resolution image (thumbnail, preview)
+            }
             var width = ifd.entry(TIFFTag.imageWidth).flatMap { integers($0).first }.map(Int.init)
             var height = ifd.entry(TIFFTag.imageLength).flatMap { integers($0).first }.map(Int.init)
             if let crop = ifd.entry(TIFFTag.defaultCropSize), [3, 4].contains(crop.type) {

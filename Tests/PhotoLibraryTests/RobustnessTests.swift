@@ -29,6 +29,25 @@ import Testing
         #expect(after.assetCollectionIdentifiers == before.assetCollectionIdentifiers)
     }
 
+    @Test func readOnlyStorageFailsTheCommitAndLeavesTheLibraryAsItWas() throws {
+        let test = try TestLibrary()
+        try test.makeAssets(2)
+        let before = try test.library.fetchCurrentState()
+        // SQLite's own read-only condition on the writer connection (permissions can't deny root).
+        try test.library.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 1") }
+        #expect {
+            try test.library.performChangesAndWait {
+                _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "nope")
+            }
+        } throws: { error in
+            guard case PhotoLibraryError.storageUnavailable = error else { return false }
+            return true
+        }
+        try test.library.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA query_only = 0") }
+        #expect(try test.library.fetchCurrentState().assetCollectionIdentifiers == before.assetCollectionIdentifiers)
+        #expect(try test.library.currentChangeToken == before.changeToken)
+    }
+
     @Test func requestsForDeletedObjectsFailTheBlock() throws {
         let test = try TestLibrary()
         let asset = try test.makeAssets(1)[0]

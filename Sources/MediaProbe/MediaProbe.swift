@@ -1,0 +1,343 @@
+public import ContentHash
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything the sync worker needs to know about one file, without touching the library: what media it
+/// is (by content), and its validated metadata.
+///
+/// ## Reading
+/// A probe opens the file once, reads its first 64 bytes to classify it, then only the headers it needs:
+/// JPEG marker segments up to the start of scan, PNG/WebP chunk headers (seeking over image data), the GIF
+/// screen descriptor, TIFF IFDs, ISO-BMFF box headers (seeking over `mdat`, wherever `moov` is; 64-bit box
+/// sizes; version 0/1 boxes). Every probe is bounded: at most 16 MiB read in at most 50,000 reads, and
+/// 20,000 container elements visited; boxes or chunks claiming to extend past their container or the file
+/// are clamped with a ``MetadataProblem/Kind/truncated`` problem. EXIF is read by libexif.
+///
+/// ## Validation
+/// - **Dates**: EXIF `DateTimeOriginal`, else `DateTimeDigitized`, else `DateTime` (each with its sub-seconds
+///   and its offset tag: `OffsetTimeOriginal`/`OffsetTimeDigitized`, falling back to `OffsetTime`). Without
+///   an offset tag the wall-clock time is interpreted in the caller's time zone. Movies: QuickTime
+///   `com.apple.quicktime.creationdate`, else `©day`, else the `mvhd` creation time (UTC). A date before
+///   1826-01-01 or more than 24 hours after the caller's `now` is dropped (then the next source is tried)
+///   with an ``MetadataProblem/Kind/implausibleDate`` problem; `mvhd` times before 1970 are dropped too.
+///   Blank EXIF dates (spaces, zeros) mean "unknown" and are no problem.
+/// - **Location**: GPS degrees/minutes/seconds with N/S/E/W references (a missing reference is taken as N or
+///   E, with a problem); dropped if not finite, |lat| > 90, |lon| > 180, or exactly 0,0. Altitude (reference
+///   1 = below sea level) is kept within −12 km…+100 km.
+/// - **Sizes**: each side 1…1,000,000 pixels and at most 2³⁶ pixels in all.
+/// - **Orientation**: 1…8, else dropped. Sizes are reported as displayed.
+/// - **Durations**: up to one week; a zero timescale is a problem.
+///
+/// ## Subtypes (``MediaMetadata/mediaSubtypes``, strong evidence)
+/// - ``MediaSubtypes/photoScreenshot``: EXIF `UserComment` is "Screenshot" (what iOS and macOS write), or
+///   the XMP `UserComment` is. A file without camera make/model whose *name* looks like a screenshot in one
+///   of the common languages ("Screenshot", "Screen Shot", "Bildschirmfoto", "Capture d’écran"…) only gets
+///   the weak hint in ``MediaMetadata/mediaSubtypeHints``.
+/// - ``MediaSubtypes/photoPanorama``: Apple's `CustomRendered` 6, Google's GPano XMP (`ProjectionType` or
+///   `UsePanoramaViewer`), or a photo with camera make/model whose displayed long side is at least twice
+///   its short side.
+/// - ``MediaSubtypes/photoHDR``: Apple's `CustomRendered` 2, 3 or 7, or Apple maker note HDRImageType 3.
+/// - ``MediaSubtypes/photoLive`` is never set from a single file: a still with an Apple maker note content
+///   identifier gets it as a hint; pairing it with the movie of the same
+///   ``MediaMetadata/contentIdentifier`` is the worker's job.
+/// - Burst: Apple maker note BurstUUID, or camera file names `…_BURST<timestamp>…` / `<name>_BURST<n>`.
+public enum MediaProbe {
+    /// Probes a file: opens it once, classifies it by content and reads its metadata.
+    ///
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - timeZone: the zone in which to interpret wall-clock dates that carry no offset.
+    ///   - now: the current time, for the "not in the future" rule (injectable for tests).
+    ///   - options: extra work, such as hashing the content through the same descriptor.
+    /// - Returns: the format (nil when the file is not media) and the metadata (empty when not media).
+    /// - Throws: ``ProbeError`` when the file cannot be opened or read, is a directory, or is not a
+    ///   regular file.
+    public static func probe(
+        fileAt path: String, timeZone: TimeZone = .current, now: Date = Date(), options: ProbeOptions = []
+    ) throws(ProbeError) -> ProbeResult {
+        let file = try OpenFile(path: path)
+        defer { file.close() }
+        let source = FileSource(descriptor: file.descriptor, size: file.status.size)
+        let reader = BoundedReader(source)
+        let (format, metadata) = analyze(reader, fileName: path, timeZone: timeZone, now: now)
+        if let error = source.readError { throw ProbeError(path: path, errno: error, operation: "read") }
+        var result = ProbeResult(format: format, metadata: metadata)
+        result.path = path
+        result.file = file.status
+        if options.contains(.contentHash) {
+            result.contentHash = try file.hash()
+            let after = try file.currentStatus()
+            result.changedWhileReading = after != file.status
+        }
+        return result
+    }
+
+    /// Probes bytes held in memory (a whole file, or its beginning).
+    ///
+    /// - Parameters:
+    ///   - contents: the file's bytes.
+    ///   - fileName: its name, used only to tell TIFF-based raws apart and for file-name hints.
+    ///   - timeZone: the zone for wall-clock dates without an offset.
+    ///   - now: the current time.
+    public static func probe(
+        contents: [UInt8], fileName: String? = nil, timeZone: TimeZone = .current, now: Date = Date()
+    ) -> ProbeResult {
+        let reader = BoundedReader(MemorySource(bytes: contents))
+        let (format, metadata) = analyze(reader, fileName: fileName, timeZone: timeZone, now: now)
+        return ProbeResult(format: format, metadata: metadata)
+    }
+
+    /// Classifies a file by content without reading its metadata.
+    ///
+    /// - Throws: ``ProbeError`` as ``probe(fileAt:timeZone:now:options:)``.
+    public static func detectFormat(fileAt path: String) throws(ProbeError) -> MediaFormat? {
+        let file = try OpenFile(path: path)
+        defer { file.close() }
+        let source = FileSource(descriptor: file.descriptor, size: file.status.size)
+        let format = MediaFormat.detect(BoundedReader(source), fileName: path)
+        if let error = source.readError { throw ProbeError(path: path, errno: error, operation: "read") }
+        return format
+    }
+
+    static func analyze(
+        _ reader: BoundedReader, fileName: String?, timeZone: TimeZone, now: Date
+    ) -> (MediaFormat?, MediaMetadata) {
+        guard let format = MediaFormat.detect(reader, fileName: fileName) else { return (nil, MediaMetadata()) }
+        let context = ProbeContext(reader: reader)
+        var builder = MetadataBuilder(context: context, timeZone: timeZone, now: now, fileName: fileName)
+        let containers = ContainerReader(context: context)
+        let walker = BoxWalker(context: context)
+
+        if format.isISOBMFF {
+            let top = walker.children(from: 0, to: reader.size, path: "")
+            if format.isHEIF {
+                var info = ImageContainerInfo()
+                if let heif = HEIFParser(walker: walker).parse(topLevel: top) {
+                    info.width = heif.width
+                    info.height = heif.height
+                    info.transformOrientation = heif.orientation
+                    info.exifBlock = heif.exifBlock
+                    info.xmp = heif.xmp
+                }
+                builder.buildImage(format: format, container: info, exif: readExif(info, context: context))
+            } else if let moov = top.first(where: { $0.type == fourCC("moov") }) {
+                let movie = MovieParser(walker: walker).parse(moov: moov)
+                if format == .cr3 {
+                    var info = ImageContainerInfo()
+                    info.canonBlocks = (movie.canonIFD0, movie.canonExif, movie.canonGPS)
+                    builder.buildImage(format: format, container: info, exif: readExif(info, context: context))
+                } else {
+                    builder.buildMovie(movie)
+                }
+            } else {
+                context.note(.truncated, "moov", "no movie box")
+            }
+        } else {
+            let info: ImageContainerInfo
+            switch format {
+            case .jpeg: info = containers.jpeg()
+            case .png: info = containers.png()
+            case .gif: info = containers.gif()
+            case .webp: info = containers.webp()
+            case .raf: info = containers.raf()
+            default: info = format.isTIFFBased ? containers.tiff(format: format) : ImageContainerInfo()
+            }
+            builder.buildImage(format: format, container: info, exif: readExif(info, context: context))
+        }
+        context.noteReaderLimits()
+        builder.metadata.problems = context.problems
+        return (format, builder.metadata)
+    }
+
+    private static func readExif(_ info: ImageContainerInfo, context: ProbeContext) -> ExifValues? {
+        if let blocks = info.canonBlocks {
+            guard blocks.ifd0 != nil || blocks.exif != nil else { return nil }
+            let values = ExifReader.read(ifd0Block: blocks.ifd0, exifBlock: blocks.exif, gpsBlock: blocks.gps)
+            if values == nil { context.note(.unreadableEXIF, "CMT", "libexif found no entries") }
+            return values
+        }
+        guard let block = info.exifBlock, !info.exifOutOfReach else { return nil }
+        let values = ExifReader.read(block)
+        if values == nil { context.note(.unreadableEXIF, "EXIF", "libexif found no entries") }
+        return values
+    }
+}
+
+/// Extra work a probe can do while it has the file open.
+public struct ProbeOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Also hash the whole content (XXH3-128) through the same descriptor, and report whether the file
+    /// changed (size, modification time, inode) while it was read.
+    public static let contentHash = ProbeOptions(rawValue: 1 << 0)
+}
+
+/// What `fstat` said about a probed file when it was opened.
+public struct FileStatus: Sendable, Hashable {
+    /// Size in bytes.
+    public var size: Int64
+    /// Last modification, to the nanosecond the file system keeps.
+    public var modificationDate: Date
+    /// Modification time: whole seconds since 1970 (with ``modificationNanoseconds``, exact for stat caches).
+    public var modificationSeconds: Int64
+    /// Modification time: the nanoseconds within ``modificationSeconds``.
+    public var modificationNanoseconds: Int64
+    /// The device holding the file.
+    public var device: UInt64
+    /// The file's inode number.
+    public var inode: UInt64
+
+    init(_ st: stat) {
+        size = Int64(st.st_size)
+        #if canImport(Darwin)
+        modificationSeconds = Int64(st.st_mtimespec.tv_sec)
+        modificationNanoseconds = Int64(st.st_mtimespec.tv_nsec)
+        #else
+        modificationSeconds = Int64(st.st_mtim.tv_sec)
+        modificationNanoseconds = Int64(st.st_mtim.tv_nsec)
+        #endif
+        modificationDate = Date(
+            timeIntervalSince1970: Double(modificationSeconds) + Double(modificationNanoseconds) / 1e9)
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}
+
+/// The outcome of a probe.
+public struct ProbeResult: Sendable, Hashable {
+    /// The probed path (nil for in-memory probes).
+    public var path: String?
+    /// The media format, or nil when the file is not a supported photo or video.
+    public var format: MediaFormat?
+    /// The validated metadata (empty when the file is not media).
+    public var metadata: MediaMetadata
+    /// The file's status when it was opened (nil for in-memory probes).
+    public var file: FileStatus?
+    /// The content hash, with ``ProbeOptions/contentHash``.
+    public var contentHash: ContentHash?
+    /// With ``ProbeOptions/contentHash``: whether size, modification time or inode changed while the file
+    /// was read (it is still being written: probe again once it is quiet).
+    public var changedWhileReading = false
+
+    /// Whether the file is a photo or video.
+    public var isMedia: Bool { format != nil }
+
+    /// Creates a result.
+    public init(format: MediaFormat?, metadata: MediaMetadata) {
+        self.format = format
+        self.metadata = metadata
+    }
+}
+
+/// Why a file could not be probed.
+public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The broad reason, derived from the errno.
+    public enum Reason: String, Sendable, Hashable {
+        /// `EACCES`, `EPERM`.
+        case permissionDenied
+        /// `ENOENT`, `ENOTDIR`: the path vanished (or never was).
+        case notFound
+        /// The path is a directory (`EISDIR`).
+        case isDirectory
+        /// The path is a FIFO, socket or device (reported with `EINVAL`).
+        case notRegularFile
+        /// Any other failure (`EIO`, `ELOOP`, `EMFILE`…).
+        case other
+    }
+
+    /// The path given to the probe.
+    public let path: String
+    /// The errno of the failed call: from `open`, `fstat` or `pread`; `EISDIR` for directories, `EINVAL`
+    /// for other non-regular files.
+    public let errno: Int32
+    /// The operation that failed: `open`, `fstat`, `read`, or `check` (not a regular file).
+    public let operation: String
+
+    /// Creates an error.
+    public init(path: String, errno: Int32, operation: String) {
+        self.path = path
+        self.errno = errno
+        self.operation = operation
+    }
+
+    public var reason: Reason {
+        switch errno {
+        case EACCES, EPERM: .permissionDenied
+        case ENOENT, ENOTDIR: .notFound
+        case EISDIR: .isDirectory
+        case EINVAL where operation == "check": .notRegularFile
+        default: .other
+        }
+    }
+
+    public var description: String {
+        "cannot \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// A file opened for probing: the descriptor and its status at open time.
+private struct OpenFile {
+    let path: String
+    let descriptor: Int32
+    let status: FileStatus
+
+    init(path: String) throws(ProbeError) {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is rejected below anyway.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw ProbeError(path: path, errno: errno, operation: "open") }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let error = errno
+            closeDescriptor(fd)
+            throw ProbeError(path: path, errno: error, operation: "fstat")
+        }
+        let type = st.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            closeDescriptor(fd)
+            throw ProbeError(path: path, errno: type == S_IFDIR ? EISDIR : EINVAL, operation: type == S_IFDIR ? "open" : "check")
+        }
+        self.path = path
+        self.descriptor = fd
+        self.status = FileStatus(st)
+    }
+
+    func close() { closeDescriptor(descriptor) }
+
+    func currentStatus() throws(ProbeError) -> FileStatus {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0 else { throw ProbeError(path: path, errno: errno, operation: "fstat") }
+        return FileStatus(st)
+    }
+
+    /// Hashes the whole file through a 1 MiB buffer with positional reads.
+    func hash() throws(ProbeError) -> ContentHash {
+        var hasher = ContentHasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        var offset: off_t = 0
+        while true {
+            let count = pread(descriptor, buffer.baseAddress, buffer.count, offset)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ProbeError(path: path, errno: errno, operation: "read")
+            }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += off_t(count)
+        }
+        return hasher.finalize()
+    }
+}
+
+private func closeDescriptor(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}
