@@ -1,1 +1,0 @@
-// Placeholder; the predicate language lands here.
