@@ -62,12 +62,16 @@ let package = Package(
             name: "PhotosyncCommand",
             dependencies: [
                 "PhotoLibrary",
-                "ContentHash",
+                "MediaProbe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "photosync", dependencies: ["PhotosyncCommand"], swiftSettings: strict),
+        .executableTarget(
+            name: "photosync",
+            dependencies: ["PhotosyncCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
 
         // Build support: Schema/*.sql (the single source of truth) embedded into PhotoLibrary.
         .executableTarget(name: "SchemaEmbedder", path: "Sources/SchemaEmbedder"),

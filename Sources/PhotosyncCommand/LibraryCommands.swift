@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ContentHash
+import MediaProbe
 import PhotoLibrary
 
 struct InitCommand: AsyncParsableCommand {
@@ -53,12 +53,16 @@ struct ImportCommand: AsyncParsableCommand {
             if options.json {
                 printJSON([
                     "library": library.url.path, "imported": summary.imported, "skipped": summary.skipped,
+                    "metadataProblems": summary.metadataProblems,
                     "token": try library.currentChangeToken.stringValue,
                 ])
             } else if !options.quiet {
                 print("Imported \(summary.imported.count) files from \(root.path) into \(library.url.path)")
                 for (path, reason) in summary.skipped.sorted(by: { $0.key < $1.key }) {
                     print("  skipped \(path): \(reason)")
+                }
+                for (path, problems) in summary.metadataProblems.sorted(by: { $0.key < $1.key }) {
+                    print("  imported \(path) with what could be read; its metadata: \(problems.joined(separator: "; "))")
                 }
                 let moments = try library.fetchMoments()
                 print("The library now holds \(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).count) assets in \(moments.count) moments:")
@@ -81,7 +85,9 @@ enum SampleFolder {
     }
 }
 
-/// Imports a folder's media files into a library, one transaction per batch.
+/// Imports a folder's media files into a library, one transaction per batch. Files are recognised by their
+/// content (not their names) and their metadata read from their headers; a file whose content is already in
+/// the library is skipped.
 struct Importer {
     let library: PhotoLibrary
     let root: URL
@@ -90,71 +96,87 @@ struct Importer {
     struct Summary {
         var imported: [String] = []
         var skipped: [String: String] = [:]
+        var metadataProblems: [String: [String]] = [:]
+    }
+
+    private struct Item {
+        let url: URL
+        let relative: String
+        let probe: ProbeResult
     }
 
     func run(progress: (String) -> Void) throws -> Summary {
         var summary = Summary()
         var files: [URL] = []
         let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
-            options: [.skipsHiddenFiles])
+            at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
         while let url = enumerator?.nextObject() as? URL {
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
             guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
             files.append(url)
         }
         files.sort { $0.path < $1.path }
-        let known = Set(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).compactMap(\.contentHash))
-        var seen = known
-        var batch: [(URL, String)] = []
+        var seen = Set(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).compactMap(\.contentHash))
+        var batch: [Item] = []
         func flush() throws {
             guard !batch.isEmpty else { return }
             let items = batch
             try library.performChangesAndWait(author: "photosync-import") {
-                for (url, _) in items {
-                    _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: url)
-                }
+                for item in items { Self.create(item) }
             }
-            summary.imported += items.map(\.1)
+            summary.imported += items.map(\.relative)
             batch.removeAll()
         }
         for file in files {
             let relative = String(file.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            guard MediaFileKind.isMedia(file) else {
+            let probe: ProbeResult
+            do {
+                probe = try MediaProbe.probe(fileAt: file.path, timeZone: library.momentTimeZone, options: .contentHash)
+            } catch {
+                summary.skipped[relative] = "unreadable: \(error)"
+                continue
+            }
+            guard probe.isMedia, let hash = probe.contentHash?.description else {
                 summary.skipped[relative] = "not a photo or video"
                 continue
             }
-            let hash: String
-            do { hash = try ContentHashOfFile.hash(file) } catch {
-                summary.skipped[relative] = "unreadable: \(error)"
+            guard !probe.changedWhileReading else {
+                summary.skipped[relative] = "changed while being read (still being written?)"
                 continue
             }
             guard seen.insert(hash).inserted else {
                 summary.skipped[relative] = "already in the library"
                 continue
             }
+            if !probe.metadata.problems.isEmpty {
+                summary.metadataProblems[relative] = probe.metadata.problems.map(\.description)
+            }
             progress("importing \(relative)")
-            batch.append((file, relative))
+            batch.append(Item(url: file, relative: relative, probe: probe))
             if batch.count >= Self.batchSize { try flush() }
         }
         try flush()
         return summary
     }
-}
 
-enum MediaFileKind {
-    static let extensions: Set<String> = [
-        "jpg", "jpeg", "png", "heic", "heif", "avif", "gif", "webp", "tif", "tiff", "dng", "cr2", "cr3", "nef",
-        "arw", "orf", "rw2", "raf", "pef", "mp4", "mov", "m4v",
-    ]
-
-    static func isMedia(_ url: URL) -> Bool {
-        extensions.contains(url.pathExtension.lowercased())
-    }
-}
-
-enum ContentHashOfFile {
-    static func hash(_ url: URL) throws -> String {
-        try ContentHash.ofFile(atPath: url.path).hash.description
+    /// One creation request with what the file's headers say.
+    private static func create(_ item: Item) {
+        let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: item.url)
+        let metadata = item.probe.metadata
+        if let format = item.probe.format {
+            request.mediaType = format.kind == .video ? .video : .image
+            request.uniformTypeIdentifier = format.typeIdentifier
+        }
+        request.pixelWidth = metadata.pixelWidth ?? 0
+        request.pixelHeight = metadata.pixelHeight ?? 0
+        request.creationDate = metadata.creationDate
+        request.creationTimeZoneOffset = metadata.creationDateOffset
+        request.modificationDate = item.probe.file?.modificationDate
+        if let location = metadata.location {
+            request.location = Location(latitude: location.latitude, longitude: location.longitude, altitude: location.altitude)
+        }
+        request.duration = metadata.duration ?? 0
+        request.mediaSubtypes = AssetMediaSubtypes(rawValue: Int(metadata.mediaSubtypes.rawValue))
+        request.burstIdentifier = metadata.burstIdentifier
     }
 }

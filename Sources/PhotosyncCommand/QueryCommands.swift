@@ -7,7 +7,7 @@ struct AssetsCommand: AsyncParsableCommand {
         commandName: "assets",
         abstract: "List assets, filtered and sorted.",
         discussion: """
-            Example: photosync assets --where 'mediaType == image AND creationDate >= "2024-01-01"' --sort -creationDate --limit 10
+            Example: photosync assets --where 'mediaType == image AND creationDate >= "2024-01-01"' --sort=-creationDate --limit 10
             """)
 
     @OptionGroup var options: GlobalOptions
