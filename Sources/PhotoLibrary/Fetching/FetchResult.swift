@@ -25,17 +25,36 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     let sequence: Int64
     /// What was fetched, to fetch it again (observation). Nil for results that can't be refetched.
     let query: FetchQuery?
-    private let loader: Loader
+    /// The fetch this result is a state of: shared by the results that change details derive from it.
+    let chain: FetchChain
+    let loader: Loader
     private let cache = Mutex(BatchCache<Object>())
 
     static var batchSize: Int { 128 }
     static var cachedBatchLimit: Int { 16 }
 
-    init(keys: [Int64], sequence: Int64, query: FetchQuery?, loader: @escaping Loader) {
+    init(
+        keys: [Int64], sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
+        requery: (@Sendable (Database) throws -> [Int64])?, loader: @escaping Loader
+    ) {
         self.keys = keys
         self.sequence = sequence
         self.query = query
+        self.chain = FetchChain(keyKind: keyKind, requery: requery)
         self.loader = loader
+    }
+
+    private init(keys: [Int64], sequence: Int64, query: FetchQuery?, chain: FetchChain, loader: @escaping Loader) {
+        self.keys = keys
+        self.sequence = sequence
+        self.query = query
+        self.chain = chain
+        self.loader = loader
+    }
+
+    /// The same fetch at a later state.
+    func successor(keys: [Int64], sequence: Int64) -> FetchResult<Object> {
+        FetchResult(keys: keys, sequence: sequence, query: query, chain: chain, loader: loader)
     }
 
     /// The number of objects. O(1).
@@ -118,6 +137,36 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
         }
     }
 }
+
+/// What the keys of a fetch result identify.
+enum FetchResultKeyKind: Sendable {
+    case asset
+    case assetCollection
+    case collectionList
+    /// Collections and lists: the low bit tells which.
+    case mixed
+}
+
+/// One fetch followed through time: what fetching it again takes.
+final class FetchChain: Sendable {
+    /// What the keys are keys of.
+    let keyKind: FetchResultKeyKind
+    /// Fetches the keys again, at the state of the read it runs in. Nil: the result never changes.
+    let requery: (@Sendable (Database) throws -> [Int64])?
+
+    init(keyKind: FetchResultKeyKind, requery: (@Sendable (Database) throws -> [Int64])?) {
+        self.keyKind = keyKind
+        self.requery = requery
+    }
+}
+
+/// A fetch result as the observation center tracks it, whatever its object type.
+protocol TrackedFetchResult: AnyObject, Sendable {
+    var sequence: Int64 { get }
+    var chain: FetchChain { get }
+}
+
+extension FetchResult: TrackedFetchResult {}
 
 /// The batches a fetch result keeps: the most recently used few.
 struct BatchCache<T>: ~Copyable {

@@ -17,7 +17,7 @@ enum ObjectLoading {
             result[record[keyPath: idColumn]] = record
         }
         // Objects changed since the fetch: their first change after it carries the state at the fetch.
-        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
+        let current = try PhotoLibrary.journalSequence(db)
         if current > sequence {
             let decoder = JSONDecoder()
             let rows = try Row.fetchAll(

@@ -25,6 +25,11 @@ struct FetchQuery: Sendable {
 }
 
 extension PhotoLibrary {
+    /// The journal's last sequence number (0 before the first commit): the position of a read.
+    static func journalSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
+    }
+
     // MARK: Assets
 
     /// All assets, filtered and sorted by `options`. Default order: creation date (undated first), then
@@ -70,12 +75,13 @@ extension PhotoLibrary {
     func fetchAssets(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<Asset> {
         let compiled = try AssetQueryCompiler.compile(query, library: self)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
-            return (try compiled.fetchKeys(db), sequence)
+            (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
-        return FetchResult(keys: keys, sequence: sequence, query: query) { [database] keys, sequence in
+        return observation.track(FetchResult(
+            keys: keys, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys
+        ) { [database] keys, sequence in
             try database.read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
-        }
+        })
     }
 
     // MARK: Collections
@@ -101,12 +107,13 @@ extension PhotoLibrary {
     func fetchCollections(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<AssetCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, library: self)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
-            return (try compiled.fetchKeys(db), sequence)
+            (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
-        return FetchResult(keys: keys, sequence: sequence, query: query) { [database, self] keys, sequence in
+        return observation.track(FetchResult(
+            keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeys
+        ) { [database, self] keys, sequence in
             try database.read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
-        }
+        })
     }
 
     // MARK: Collection lists
@@ -135,12 +142,13 @@ extension PhotoLibrary {
     func fetchLists(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<CollectionList> {
         let compiled = try CollectionQueryCompiler.compile(query, library: self)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
-            return (try compiled.fetchKeys(db), sequence)
+            (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
-        return FetchResult(keys: keys, sequence: sequence, query: query) { [database] keys, sequence in
+        return observation.track(FetchResult(
+            keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeys
+        ) { [database] keys, sequence in
             try database.read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
-        }
+        })
     }
 
     // MARK: Mixed
@@ -156,7 +164,7 @@ extension PhotoLibrary {
     public func fetchCollections(in list: CollectionList, options: FetchOptions = FetchOptions()) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
         if let children = list.transientChildren {
             let keys = children.compactMap { FetchResultKeys.key(of: $0) }
-            return FetchResult(keys: keys, sequence: 0, query: nil) { [database, self] keys, _ in
+            return FetchResult(keys: keys, sequence: 0, query: nil, keyKind: .mixed, requery: nil) { [database, self] keys, _ in
                 try database.read { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
             }
         }
@@ -169,11 +177,12 @@ extension PhotoLibrary {
     func fetchMixed(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, library: self)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            let sequence = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
-            return (try compiled.fetchKeys(db), sequence)
+            (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
-        return FetchResult(keys: keys, sequence: sequence, query: query) { [database, self] keys, sequence in
+        return observation.track(FetchResult(
+            keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeys
+        ) { [database, self] keys, sequence in
             try database.read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
-        }
+        })
     }
 }

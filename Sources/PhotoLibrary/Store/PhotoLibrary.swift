@@ -34,6 +34,9 @@ public final class PhotoLibrary: Sendable {
         @_spi(Benchmarks) public var durableCommits: Bool
         /// How long a write waits for another process's write transaction before failing. Default 30 s.
         public var busyTimeout: TimeInterval
+        /// The largest share of a fetch result that may be removed, inserted or moved for its change details
+        /// to stay incremental (``FetchResultChangeDetails/hasIncrementalChanges``). Default 0.5.
+        public var incrementalChangeLimit: Double
 
         public init(createIfNeeded: Bool = true, retention: RetentionPolicy? = nil, busyTimeout: TimeInterval = 30) {
             self.createIfNeeded = createIfNeeded
@@ -41,6 +44,7 @@ public final class PhotoLibrary: Sendable {
             self.journaling = true
             self.durableCommits = true
             self.busyTimeout = busyTimeout
+            self.incrementalChangeLimit = 0.5
         }
     }
 
@@ -55,6 +59,7 @@ public final class PhotoLibrary: Sendable {
     let originalsStore: OriginalsStore
     let journaling: Bool
     let notifier: CommitNotifier
+    let observation: ObservationCenter
     let retentionOverride: RetentionPolicy?
 
     /// The file name of the database inside the library directory.
@@ -156,6 +161,8 @@ public final class PhotoLibrary: Sendable {
             throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
         }
         notifier = CommitNotifier(libraryDirectory: url)
+        observation = ObservationCenter(
+            database: database, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }
 
     /// Opens an existing database read-only to check, before anything writes to it, that it is a photosync

@@ -34,6 +34,8 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     case fileUnreadable(path: String, reason: String)
     /// The storage is full; nothing was committed.
     case notEnoughSpace
+    /// A list given to a diff holds the same identifier twice; `index` is its second occurrence.
+    case duplicateIdentifier(index: Int, inBefore: Bool)
     /// A predicate or sort descriptor that doesn't parse or doesn't fit the object type; `position` is the
     /// character offset of the problem in the text form, when there is one.
     case invalidPredicate(message: String, position: Int?)
@@ -62,6 +64,7 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .objectNotFound: 3201  // identifierNotFound
         case .notEnoughSpace: 3305
         case .fileUnreadable: 3302  // invalidResource
+        case .duplicateIdentifier: 9006
         case .invalidRequest, .notInChangeBlock, .indexOutOfRange, .duplicateMembership,
             .cyclicCollectionList, .invalidValue:
             3300  // changeNotSupported
@@ -94,6 +97,8 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .notEnoughSpace: "not enough space on the library's storage; nothing was committed"
         case .invalidPredicate(let message, _): message
+        case .duplicateIdentifier(let index, let inBefore):
+            "the \(inBefore ? "before" : "after") list holds an identifier twice (again at index \(index))"
         case .persistentChangeTokenExpired(let oldest):
             "the change token has expired: the history after it is no longer retained (oldest valid token: \(oldest))"
         case .persistentChangeDetailsUnavailable: "the details of this change are no longer available"

@@ -1,0 +1,106 @@
+public import Foundation
+import GRDB
+
+/// Receives the library's changes (PhotoKit's `PHPhotoLibraryChangeObserver`).
+///
+/// Held weakly by the library. Called once per committed transaction — made by this process or by another
+/// that opened the same library — in commit order, on one serial queue of the library.
+public protocol PhotoLibraryChangeObserver: AnyObject, Sendable {
+    func photoLibraryDidChange(_ change: Change)
+}
+
+/// One committed transaction, as observers receive it (PhotoKit's `PHChange`).
+///
+/// Ask it how your fetch results and objects changed. When deliveries fall behind commits (a burst of
+/// commits, a slow observer), each transaction is still delivered, in order, and the last one delivered in
+/// a round carries the fetch-result and object details for the whole round: the earlier ones return nil
+/// for them. Applying every non-nil details in order always leads to the current state.
+public final class Change: Sendable {
+    /// The token just after this transaction.
+    public let changeToken: ChangeToken
+    /// Who committed it.
+    public let author: String
+    /// When it was committed.
+    public let date: Date
+    let records: [JournalRecord]
+    let context: DeliveryContext?
+
+    init(changeToken: ChangeToken, author: String, date: Date, records: [JournalRecord], context: DeliveryContext?) {
+        self.changeToken = changeToken
+        self.author = author
+        self.date = date
+        self.records = records
+        self.context = context
+    }
+
+    /// How a fetch result changed, or nil when nothing in it changed (or this change's round is described
+    /// by a later change).
+    ///
+    /// - Complexity: O(*n* log *k*) in the result's size (the after state was fetched at delivery).
+    public func changeDetails<Object: LibraryObject>(for fetchResult: FetchResult<Object>) -> FetchResultChangeDetails<Object>? {
+        guard let context, fetchResult.sequence < context.sequence,
+            let update = context.chains[ObjectIdentifier(fetchResult.chain)]
+        else { return nil }
+        var changedKeys: Set<Int64> = []
+        for (sequence, key) in update.updates where sequence > fetchResult.sequence { changedKeys.insert(key) }
+        let after = fetchResult.successor(keys: update.afterKeys, sequence: context.sequence)
+        guard let details = try? FetchResultChangeDetails(
+            before: fetchResult, after: after, changedKeys: changedKeys, incrementalLimit: context.incrementalLimit),
+            !details.diff.isEmpty
+        else { return nil }
+        context.center?.track(after)
+        return details
+    }
+
+    /// How an object changed in this change's round, or nil when it didn't.
+    public func changeDetails<Object: LibraryObject>(for object: Object) -> ObjectChangeDetails<Object>? {
+        guard let context, let key = FetchResultKeys.objectKey(of: object), let change = context.objects[key] else { return nil }
+        let after = change.after as? Object
+        if after == nil && !change.deleted { return nil }
+        return ObjectChangeDetails(objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: change.contentChanged)
+    }
+}
+
+/// What a delivery round read at its end state, shared by its last change.
+struct DeliveryContext: Sendable {
+    /// A fetch at the round's end: its keys, and the objects updated since its oldest live result.
+    struct ChainUpdate: Sendable {
+        let afterKeys: [Int64]
+        let updates: [(sequence: Int64, key: Int64)]
+    }
+
+    struct ObjectUpdate: Sendable {
+        let after: (any LibraryObject)?
+        let deleted: Bool
+        let contentChanged: Bool
+    }
+
+    let sequence: Int64
+    let chains: [ObjectIdentifier: ChainUpdate]
+    /// Keyed by object type and row id.
+    let objects: [ObjectKey: ObjectUpdate]
+    let incrementalLimit: Double
+    weak var center: ObservationCenter?
+}
+
+/// An object's identity across types.
+struct ObjectKey: Hashable, Sendable {
+    let type: ObjectType
+    let rowID: Int64
+}
+
+extension FetchResultKeys {
+    static func objectKey(of object: some LibraryObject) -> ObjectKey? {
+        switch object {
+        case let asset as Asset: ObjectKey(type: .asset, rowID: asset.rowID)
+        case let collection as AssetCollection: collection.isTransient ? nil : ObjectKey(type: .assetCollection, rowID: collection.rowID)
+        case let list as CollectionList: list.isTransient ? nil : ObjectKey(type: .collectionList, rowID: list.rowID)
+        case let collection as PhotoCollection:
+            switch collection {
+            case .assetCollection(let inner): objectKey(of: inner)
+            case .collectionList(let inner): objectKey(of: inner)
+            }
+        default: nil
+        }
+    }
+}

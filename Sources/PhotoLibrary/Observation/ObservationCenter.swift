@@ -1,0 +1,218 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Delivers committed transactions to observers and async streams, in commit order, on one serial queue.
+///
+/// It wakes on every commit notification (see ``CommitNotifier``), reads the transactions committed since
+/// its last delivery and, in the same read, the state of every live fetch result it tracks (held weakly:
+/// every fetch result the library makes), so that ``Change/changeDetails(for:)-(FetchResult<Object>)`` can
+/// describe it however long the observer takes. Nothing is read while no one observes.
+final class ObservationCenter: Sendable {
+    private struct WeakObserver {
+        weak var observer: (any PhotoLibraryChangeObserver)?
+    }
+
+    private struct WeakResult {
+        weak var result: (any TrackedFetchResult)?
+    }
+
+    private struct State {
+        var observers: [ObjectIdentifier: WeakObserver] = [:]
+        var streams: [UInt64: AsyncStream<Change>.Continuation] = [:]
+        var results: [ObjectIdentifier: WeakResult] = [:]
+        var nextStreamID: UInt64 = 0
+        var delivered: Int64?
+        var listener: UInt64?
+        var trackedSinceSweep = 0
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "photosync.observation")
+    /// The largest share of a fetch result that may change with `hasIncrementalChanges` still true.
+    let incrementalLimit: Double
+    private let database: DatabasePool
+    private let identity: UUID
+    private let notifier: CommitNotifier
+
+    init(database: DatabasePool, identity: UUID, notifier: CommitNotifier, incrementalLimit: Double) {
+        self.database = database
+        self.identity = identity
+        self.notifier = notifier
+        self.incrementalLimit = incrementalLimit
+    }
+
+    // MARK: Registration
+
+    /// Tracks a fetch result (weakly) so that changes can describe it. Returns it.
+    @discardableResult
+    func track<Object>(_ result: FetchResult<Object>) -> FetchResult<Object> {
+        state.withLock { state in
+            state.results[ObjectIdentifier(result)] = WeakResult(result: result)
+            state.trackedSinceSweep += 1
+            if state.trackedSinceSweep > 256 {
+                state.results = state.results.filter { $0.value.result != nil }
+                state.trackedSinceSweep = 0
+            }
+        }
+        return result
+    }
+
+    func register(_ observer: any PhotoLibraryChangeObserver) throws {
+        try startIfNeeded()
+        state.withLock { $0.observers[ObjectIdentifier(observer)] = WeakObserver(observer: observer) }
+    }
+
+    func unregister(_ observer: any PhotoLibraryChangeObserver) {
+        state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
+    }
+
+    func stream() throws -> AsyncStream<Change> {
+        try startIfNeeded()
+        let (stream, continuation) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> UInt64 in
+            state.nextStreamID += 1
+            state.streams[state.nextStreamID] = continuation
+            return state.nextStreamID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Starts listening for commits, from the current position of the journal.
+    private func startIfNeeded() throws {
+        guard state.withLock({ $0.delivered == nil }) else { return }
+        let current = try database.read { db in try PhotoLibrary.journalSequence(db) }
+        let start = state.withLock { state -> Bool in
+            guard state.delivered == nil else { return false }
+            state.delivered = current
+            return true
+        }
+        guard start else { return }
+        let id = notifier.addListener { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.deliver() }
+        }
+        state.withLock { $0.listener = id }
+    }
+
+    deinit {
+        if let id = state.withLock({ $0.listener }) { notifier.removeListener(id) }
+        state.withLock { state in
+            for continuation in state.streams.values { continuation.finish() }
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
+    private func deliver() {
+        let (delivered, hasAudience, results) = state.withLock { state in
+            (state.delivered ?? 0, !state.observers.isEmpty || !state.streams.isEmpty, state.results.values.compactMap(\.result))
+        }
+        guard hasAudience else { return }
+        let changes: [Change]
+        do {
+            changes = try database.read { db in try readRound(after: delivered, results: results, db) }
+        } catch {
+            return  // The database can't be read now; the next notification (at most a second away) retries.
+        }
+        guard let last = changes.last else { return }
+        let (observers, streams) = state.withLock { state in
+            state.delivered = last.changeToken.sequence
+            state.observers = state.observers.filter { $0.value.observer != nil }
+            return (state.observers.values.compactMap(\.observer), Array(state.streams.values))
+        }
+        for change in changes {
+            for observer in observers { observer.photoLibraryDidChange(change) }
+            for stream in streams { stream.yield(change) }
+        }
+    }
+
+    private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
+        let end = try PhotoLibrary.journalSequence(db)
+        guard end > delivered else { return [] }
+        let transactions = try Row.fetchAll(
+            db, sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq", arguments: [delivered])
+        guard !transactions.isEmpty else { return [] }
+        var records: [Int64: [JournalRecord]] = [:]
+        var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
+        let cursor = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
+                FROM change_record WHERE seq > ? ORDER BY seq
+                """,
+            arguments: [delivered])
+        while let row = try cursor.next() {
+            guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
+            let record = JournalRecord(
+                objectType: type, objectID: row["objectId"], localIdentifier: row["localIdentifier"], kind: kind,
+                changedProperties: row["changedProperties"], contentChanged: row["contentChanged"], previousValues: nil)
+            records[row["seq"], default: []].append(record)
+            let key = ObjectKey(type: type, rowID: record.objectID)
+            let previous = touched[key] ?? (false, false)
+            touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
+        }
+        // The state of every tracked fetch at the end of the round, once per chain of results.
+        var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
+        for result in results where result.sequence < end && result.chain.requery != nil {
+            let id = ObjectIdentifier(result.chain)
+            oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
+        }
+        var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
+        for (id, entry) in oldest {
+            updates[id] = DeliveryContext.ChainUpdate(
+                afterKeys: try entry.chain.requery!(db), updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
+        }
+        // The state of every object the round touched.
+        var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
+        for type in ObjectType.allCases {
+            let keys = touched.keys.filter { $0.type == type }.map(\.rowID)
+            guard !keys.isEmpty else { continue }
+            let loaded: [Int64: any LibraryObject]
+            switch type {
+            case .asset:
+                loaded = Dictionary(uniqueKeysWithValues: try ObjectLoading.assets(keys[...], sequence: .max, db).map { ($0.rowID, $0 as any LibraryObject) })
+            case .assetCollection:
+                loaded = Dictionary(uniqueKeysWithValues: try AssetCollectionRow.fetchAll(db, keys: keys).map { ($0.id, AssetCollection(row: $0) as any LibraryObject) })
+            case .collectionList:
+                loaded = Dictionary(uniqueKeysWithValues: try CollectionListRow.fetchAll(db, keys: keys).map { ($0.id, CollectionList(row: $0) as any LibraryObject) })
+            }
+            for key in keys {
+                let facts = touched[ObjectKey(type: type, rowID: key)]!
+                let after = loaded[key]
+                objects[ObjectKey(type: type, rowID: key)] = DeliveryContext.ObjectUpdate(
+                    after: after, deleted: after == nil, contentChanged: facts.contentChanged)
+            }
+        }
+        let context = DeliveryContext(sequence: end, chains: updates, objects: objects, incrementalLimit: incrementalLimit, center: self)
+        return transactions.enumerated().map { index, row in
+            let seq: Int64 = row["seq"]
+            let date: Double = row["date"]
+            return Change(
+                changeToken: ChangeToken(libraryIdentity: identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date)),
+                author: row["author"], date: Date(timeIntervalSince1970: date), records: records[seq] ?? [],
+                context: index == transactions.count - 1 ? context : nil)
+        }
+    }
+
+    /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change.
+    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, through end: Int64, _ db: Database) throws -> [(sequence: Int64, key: Int64)] {
+        func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
+            try Row.fetchAll(
+                db,
+                sql: "SELECT seq, objectId FROM change_record WHERE objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
+                arguments: [type.rawValue, start, end]
+            ).map { (sequence: $0["seq"], key: transform($0["objectId"])) }
+        }
+        switch kind {
+        case .asset: return try updated(.asset) { $0 }
+        case .assetCollection: return try updated(.assetCollection) { $0 }
+        case .collectionList: return try updated(.collectionList) { $0 }
+        case .mixed: return try updated(.assetCollection) { $0 << 1 } + updated(.collectionList) { $0 << 1 | 1 }
+        }
+    }
+}
