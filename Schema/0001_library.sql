@@ -72,6 +72,7 @@ CREATE TABLE asset_collection (
     latitude REAL,
     longitude REAL,
     momentDay TEXT UNIQUE,                     -- moments only: 'YYYY-MM-DD', or 'undated'
+    locatedCount INTEGER NOT NULL DEFAULT 0,   -- moments only: members with a location (for the mean position)
     createdAt REAL NOT NULL
 );
 CREATE INDEX asset_collection_by_type ON asset_collection(type, subtype);

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import LibraryTestSupport
 import Testing
 @testable import PhotoLibrary
 
@@ -92,5 +94,40 @@ import Testing
         let burst = try test.library.fetchAssets(withBurstIdentifier: "B1")
         #expect(burst.filter(\.representsBurst).count == 1)
         #expect(try test.library.fetchAssets().count == 2)
+    }
+}
+
+@Suite struct DerivedAggregateTests {
+    /// Moment and album aggregates are kept incrementally; they must equal a computation from scratch.
+    @Test(arguments: [5, 6, 7] as [UInt64])
+    func incrementalAggregatesEqualRecomputation(seed: UInt64) throws {
+        let test = try TestLibrary()
+        var changes = RandomChanges(seed: seed)
+        for _ in 0..<40 { try? changes.performBlock(on: test.library) }
+        let rows = try test.library.database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT c.id, c.assetCount, c.startDate, c.endDate, c.latitude, c.longitude,
+                       (SELECT count(*) FROM asset a WHERE a.momentId = c.id) AS n,
+                       (SELECT min(creationDate) FROM asset a WHERE a.momentId = c.id) AS s,
+                       (SELECT max(creationDate) FROM asset a WHERE a.momentId = c.id) AS e,
+                       (SELECT avg(latitude) FROM asset a WHERE a.momentId = c.id) AS lat,
+                       (SELECT avg(longitude) FROM asset a WHERE a.momentId = c.id) AS lon
+                FROM asset_collection c WHERE c.type = 3
+                """)
+        }
+        #expect(!rows.isEmpty)
+        for row in rows {
+            #expect(row["assetCount"] as Int == row["n"] as Int)
+            #expect(row["startDate"] as Double? == row["s"] as Double?)
+            #expect(row["endDate"] as Double? == row["e"] as Double?)
+            let latitude: Double? = row["latitude"], expected: Double? = row["lat"]
+            #expect((latitude == nil) == (expected == nil))
+            if let latitude, let expected { #expect(abs(latitude - expected) < 1e-6) }
+        }
+        // Every asset is in the moment of its day.
+        let orphans = try test.library.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM asset WHERE momentId IS NULL")
+        }
+        #expect(orphans == 0)
     }
 }

@@ -142,12 +142,31 @@ extension ChangeSession {
     /// Moments group assets by the local calendar day of their creation date: in the capture's own UTC
     /// offset when the file recorded one, else in the library's moment time zone. Assets without a creation
     /// date share one moment titled "Undated", which belongs to no year list.
+    ///
+    /// Aggregates are kept incrementally, so a commit costs O(*k* log *n*) for *k* touched assets: counts and
+    /// the mean position by deltas, the date span by two index look-ups per touched moment.
     private func maintainMoments(_ after: [Int64: AssetRow]) throws {
-        var dirtyMoments: Set<Int64> = []
+        struct Delta {
+            var count = 0
+            var located = 0
+            var latitude = 0.0
+            var longitude = 0.0
+
+            mutating func add(_ row: AssetRow, _ sign: Int) {
+                count += sign
+                if let lat = row.latitude, let lon = row.longitude {
+                    located += sign
+                    latitude += Double(sign) * lat
+                    longitude += Double(sign) * lon
+                }
+            }
+        }
+        var deltas: [Int64: Delta] = [:]
         var yearsWithNewOrDeletedMoments: Set<Int> = []
         var momentByDay: [String: Int64] = [:]
         for (id, before) in assetsBefore {
-            if let old = before?.momentId { dirtyMoments.insert(old) }
+            // The moment the asset was in at the start of the block, with its contribution then.
+            if let old = before, let moment = old.momentId { deltas[moment, default: Delta()].add(old, -1) }
             guard let row = after[id] else { continue }
             let day = MomentDay.key(for: row, timeZone: library.momentTimeZone)
             let moment: Int64
@@ -164,41 +183,47 @@ extension ChangeSession {
                 if let year = MomentDay.year(of: day) { yearsWithNewOrDeletedMoments.insert(year) }
             }
             momentByDay[day] = moment
+            deltas[moment, default: Delta()].add(row, +1)
             if row.momentId != moment {
                 try db.execute(sql: "UPDATE asset SET momentId = ? WHERE id = ?", arguments: [moment, id])
-                if let old = row.momentId {
+            }
+            if before?.momentId != moment {
+                if let old = before?.momentId {
                     try touchCollection(old)
                     collectionMembershipChanged.insert(old)
-                    dirtyMoments.insert(old)
                 }
                 try touchCollection(moment)
                 collectionMembershipChanged.insert(moment)
             }
-            dirtyMoments.insert(moment)
         }
         var dirtyYears: Set<Int> = []
-        for moment in dirtyMoments.sorted() {
-            guard let aggregate = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) AS n, min(creationDate) AS start, max(creationDate) AS end,
-                           avg(latitude) AS lat, avg(longitude) AS lon
-                    FROM asset WHERE momentId = ?
-                    """,
-                arguments: [moment]),
-                let row = try AssetCollectionRow.fetchOne(db, key: moment)
-            else { continue }
+        for (moment, delta) in deltas.sorted(by: { $0.key < $1.key }) {
+            guard let row = try AssetCollectionRow.fetchOne(db, key: moment) else { continue }
             if let day = row.momentDay, let year = MomentDay.year(of: day) { dirtyYears.insert(year) }
-            let count: Int = aggregate["n"]
             try touchCollection(moment)
-            if count == 0 {
+            let count = row.assetCount + delta.count
+            if count <= 0 {
                 if let day = row.momentDay, let year = MomentDay.year(of: day) { yearsWithNewOrDeletedMoments.insert(year) }
                 try db.execute(sql: "DELETE FROM asset_collection WHERE id = ?", arguments: [moment])
-            } else {
-                try db.execute(
-                    sql: "UPDATE asset_collection SET assetCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ? WHERE id = ?",
-                    arguments: [count, aggregate["start"], aggregate["end"], aggregate["lat"], aggregate["lon"], moment])
+                continue
             }
+            let located = row.locatedCount + delta.located
+            var latitude: Double?
+            var longitude: Double?
+            if located > 0 {
+                let oldSum = (Double(row.locatedCount) * (row.latitude ?? 0), Double(row.locatedCount) * (row.longitude ?? 0))
+                latitude = (oldSum.0 + delta.latitude) / Double(located)
+                longitude = (oldSum.1 + delta.longitude) / Double(located)
+            }
+            // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
+            let start = try Double.fetchOne(db, sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?", arguments: [moment])
+            let end = try Double.fetchOne(db, sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?", arguments: [moment])
+            try db.execute(
+                sql: """
+                    UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
+                    WHERE id = ?
+                    """,
+                arguments: [count, located, start, end, latitude, longitude, moment])
         }
         try maintainYearLists(dirtyYears, membershipChanged: yearsWithNewOrDeletedMoments)
     }

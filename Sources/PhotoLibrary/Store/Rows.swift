@@ -82,6 +82,7 @@ struct AssetCollectionRow: Codable, Hashable, Sendable, FetchableRecord, Mutable
     var latitude: Double?
     var longitude: Double?
     var momentDay: String?
+    var locatedCount: Int = 0
     var createdAt: Double
 
     func changedProperties(since old: AssetCollectionRow) -> CollectionProperties {
