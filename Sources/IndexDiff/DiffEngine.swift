@@ -1,14 +1,15 @@
-/// The diff algorithm, generic over the identifier table so that each identifier type gets the fastest
-/// table for it.
+/// The diff algorithm, generic over the identifier table so that each kind of identifier gets the
+/// fastest table for it.
 ///
-/// 1. Every identifier of `before` goes into the table with its index (this finds duplicates there).
+/// 1. Every identifier of `before` goes into the table with its index (which finds duplicates there).
 /// 2. The common prefix and suffix of the two lists are unmoved and need no more work.
-/// 3. One pass over the rest of `after` finds each identifier's index in `before`: first by guessing
-///    that it follows the previous match (true in runs of unchanged order, and a guess costs one
+/// 3. One pass over the rest of `after` finds each identifier's index in `before`: first by guessing that
+///    it follows the previous match (true along runs of unchanged order, and a guess costs one
 ///    comparison), else through the table. Identifiers not in `before` are inserted; the table and an
-///    after-index per before-index catch duplicates in `after`.
-/// 4. The before-indexes of the matched identifiers, in after order, go through a longest increasing
-///    subsequence (patience sorting); matched identifiers outside it are the moves.
+///    after-index per before-index catch duplicates in `after`. The before-indexes of the matches feed,
+///    in after order, a longest increasing subsequence (patience sorting) as they come.
+/// 4. One pass over the rest of `before` collects the removed identifiers and the moves: the matches
+///    outside the subsequence.
 /// 5. Changed identifiers are looked up in the table (few of them) or checked while scanning `after`
 ///    (many of them).
 @usableFromInline
@@ -22,16 +23,10 @@ enum DiffEngine {
     ) -> Result<IndexDiff, IndexDiffError> {
         let beforeCount = before.count
         let afterCount = after.count
-        precondition(
-            beforeCount < Int(Int32.max) && afterCount < Int(Int32.max),
-            "IndexDiff: lists must hold fewer than 2^31 - 1 identifiers"
-        )
 
         // 1. Index `before`.
-        for index in 0..<beforeCount {
-            guard table.insertBefore(before[index], at: Int32(truncatingIfNeeded: index)) else {
-                return .failure(.duplicateIdentifier(side: .before, index: index))
-            }
+        if let duplicate = table.insertAllBefore() {
+            return .failure(.duplicateIdentifier(side: .before, index: duplicate))
         }
 
         // 2. Trim the common prefix and suffix.
@@ -48,67 +43,66 @@ enum DiffEngine {
         let afterEnd = afterCount &- suffix
         let middleBeforeCount = beforeEnd &- prefix
 
-        // 3. Match the middle of `after` against `before`.
+        // 3. Match the middle of `after` against `before`, in after order.
         // `afterIndexOfBefore[i - prefix]`: where `before[i]` went in `after`, or -1.
         let afterIndexOfBefore = UnsafeMutableBufferPointer<Int32>.allocate(capacity: middleBeforeCount)
         afterIndexOfBefore.initialize(repeating: -1)
         defer { afterIndexOfBefore.deallocate() }
-        // `sequence[0..<matchedCount]`: the before-indexes of the matched identifiers, in after order.
-        let sequence = UnsafeMutableBufferPointer<Int32>.allocate(
-            capacity: min(middleBeforeCount, afterEnd &- prefix)
+        var unmoved = IncreasingSubsequence(
+            valueCount: middleBeforeCount,
+            maximumCount: min(middleBeforeCount, afterEnd &- prefix)
         )
-        defer { sequence.deallocate() }
         var matchedCount = 0
         var insertedIndexes: [Int] = []
         var guess = prefix
-        var afterIndex = prefix
-        while afterIndex < afterEnd {
-            let identifier = after[afterIndex]
+        for afterIndex in prefix..<afterEnd {
             let beforeIndex: Int
-            if guess < beforeEnd && before[guess] == identifier {
+            if guess < beforeEnd && before[guess] == after[afterIndex] {
                 beforeIndex = guess
             } else {
-                let found = table.matchAfter(identifier)
+                let found = table.matchAfter(at: afterIndex)
                 if found == PositionTableResult.inserted {
                     insertedIndexes.append(afterIndex)
-                    afterIndex &+= 1
                     continue
                 }
-                // Seen in `after` already, or the twin of an identifier in the trimmed prefix or suffix.
-                guard found >= 0, Int(found) >= prefix, Int(found) < beforeEnd else {
+                // Seen in `after` already, or the twin of an identifier of the trimmed prefix or suffix.
+                guard found >= prefix && found < beforeEnd else {
                     return .failure(.duplicateIdentifier(side: .after, index: firstDuplicate(in: after)))
                 }
-                beforeIndex = Int(found)
+                beforeIndex = found
             }
-            guard afterIndexOfBefore[beforeIndex &- prefix] < 0 else {
+            let offset = beforeIndex &- prefix
+            guard afterIndexOfBefore[offset] < 0 else {
                 return .failure(.duplicateIdentifier(side: .after, index: firstDuplicate(in: after)))
             }
-            afterIndexOfBefore[beforeIndex &- prefix] = Int32(truncatingIfNeeded: afterIndex)
-            sequence[matchedCount] = Int32(truncatingIfNeeded: beforeIndex)
+            afterIndexOfBefore[offset] = Int32(truncatingIfNeeded: afterIndex)
+            unmoved.append(Int32(truncatingIfNeeded: offset))
             matchedCount &+= 1
             guess = beforeIndex &+ 1
-            afterIndex &+= 1
         }
+        let unmovedCount = unmoved.finish()
 
-        // Removed: the middle of `before` that was not matched.
+        // 4. Removed and moved, in before order.
         var removedIndexes: [Int] = []
         removedIndexes.reserveCapacity(middleBeforeCount &- matchedCount)
-        if matchedCount < middleBeforeCount {
-            for offset in 0..<middleBeforeCount where afterIndexOfBefore[offset] < 0 {
-                removedIndexes.append(prefix &+ offset)
-            }
-        }
-
-        // 4. Moves: matched identifiers outside a longest increasing subsequence.
-        let matched = UnsafeMutableBufferPointer(rebasing: sequence[0..<matchedCount])
-        let unmovedCount = markLongestIncreasingSubsequence(in: matched)
         var moves: [IndexDiff.Move] = []
         moves.reserveCapacity(matchedCount &- unmovedCount)
-        if unmovedCount < matchedCount {
-            for value in matched where value >= 0 {  // members were marked negative
-                let from = Int(value)
-                moves.append(IndexDiff.Move(from: from, to: Int(afterIndexOfBefore[from &- prefix])))
+        var movesAscendByTo = true
+        if matchedCount < middleBeforeCount || unmovedCount < matchedCount {
+            var previousTo = -1
+            for offset in 0..<middleBeforeCount {
+                let afterIndex = Int(afterIndexOfBefore[offset])
+                if afterIndex < 0 {
+                    removedIndexes.append(prefix &+ offset)
+                } else if !unmoved.isMember(offset) {
+                    moves.append(IndexDiff.Move(from: prefix &+ offset, to: afterIndex))
+                    movesAscendByTo = movesAscendByTo && afterIndex > previousTo
+                    previousTo = afterIndex
+                }
             }
+        }
+        if !movesAscendByTo {
+            sortByTarget(&moves, afterRange: prefix..<afterEnd)
         }
 
         // 5. Changed.
@@ -117,16 +111,16 @@ enum DiffEngine {
             if changed.count <= afterCount / 4 {
                 changedIndexes.reserveCapacity(changed.count)
                 for identifier in changed {
-                    let found = table.beforeIndex(of: identifier)
-                    guard found >= 0 else { continue }
-                    let beforeIndex = Int(found)
-                    if beforeIndex < prefix {
+                    let beforeIndex = table.beforeIndex(of: identifier)
+                    if beforeIndex < 0 {
+                        continue  // inserted or unknown
+                    } else if beforeIndex < prefix {
                         changedIndexes.append(beforeIndex)
                     } else if beforeIndex >= beforeEnd {
                         changedIndexes.append(beforeIndex &- beforeCount &+ afterCount)
                     } else {
-                        let target = afterIndexOfBefore[beforeIndex &- prefix]
-                        if target >= 0 { changedIndexes.append(Int(target)) }
+                        let afterIndex = afterIndexOfBefore[beforeIndex &- prefix]
+                        if afterIndex >= 0 { changedIndexes.append(Int(afterIndex)) }
                     }
                 }
                 changedIndexes.sort()
@@ -152,6 +146,29 @@ enum DiffEngine {
                 changedIndexes: changedIndexes
             )
         )
+    }
+
+    /// Sorts `moves`, whose distinct targets lie in `afterRange`, by target: by comparison when they are
+    /// few, else by placing each at its target in a table over the range.
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* ≤ *r* / 64 moves and a range of *r* indexes, else O(*r*).
+    @inlinable
+    static func sortByTarget(_ moves: inout [IndexDiff.Move], afterRange: Range<Int>) {
+        if moves.count &* 64 <= afterRange.count {
+            moves.sort { $0.to < $1.to }
+            return
+        }
+        let fromByTarget = UnsafeMutableBufferPointer<Int32>.allocate(capacity: afterRange.count)
+        defer { fromByTarget.deallocate() }
+        fromByTarget.initialize(repeating: -1)
+        for move in moves {
+            fromByTarget[move.to &- afterRange.lowerBound] = Int32(truncatingIfNeeded: move.from)
+        }
+        var next = 0
+        for offset in 0..<afterRange.count where fromByTarget[offset] >= 0 {
+            moves[next] = IndexDiff.Move(from: Int(fromByTarget[offset]), to: afterRange.lowerBound &+ offset)
+            next &+= 1
+        }
     }
 
     /// The smallest index at which an identifier occurs for the second time in `list`, which must hold

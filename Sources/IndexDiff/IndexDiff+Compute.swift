@@ -2,10 +2,11 @@ extension IndexDiff {
     /// Computes the difference from `before` to `after`, two lists of unique identifiers, with the
     /// fewest possible moves.
     ///
-    /// `Int64` and `Int` identifiers in contiguous storage (`Array`, `ContiguousArray`, `ArraySlice`,
-    /// buffer pointers) take a specialised path with an open-addressing hash table; other identifier
-    /// types use a `Dictionary`. The function is `@inlinable` so that callers get it specialised for
-    /// their identifier type.
+    /// `Int64` and `Int` identifiers take a specialised path: a direct-address table when their values
+    /// span a narrow range (at most about twice as many values as identifiers, as database row ids do),
+    /// else an open-addressing hash table with a fast integer hash. Other identifier types use the same
+    /// open-addressing table with the standard `Hasher`. The function is `@inlinable`, so callers get it
+    /// specialised for their identifier type.
     ///
     /// - Parameters:
     ///   - before: The identifiers before the change, each at most once.
@@ -16,14 +17,16 @@ extension IndexDiff {
     /// - Throws: ``IndexDiffError/duplicateIdentifier(side:index:)`` when an identifier occurs twice in
     ///   one list (`before` is checked first).
     /// - Precondition: Each list holds fewer than 2³¹ − 1 identifiers.
-    /// - Complexity: O(*n* + *m* + *k* log *L*) expected time, for *n* = `before.count`,
-    ///   *m* = `after.count`, *k* identifiers in both lists out of their common prefix and suffix, and *L*
-    ///   unmoved ones: every identifier is hashed once (with one comparison instead, for runs in
-    ///   unchanged order), and only identifiers that break the increasing run pay a binary search.
-    ///   Extra memory is O(*n* + *m*) (for `Int64`, about 16 to 32 bytes per `before` identifier for the
-    ///   table, plus 12 bytes per common one). Lists that do not expose contiguous storage are copied
-    ///   first. The changed lookup costs O(*c* log *c*) for *c* = `changed.count` up to *m*/4 and O(*m*)
-    ///   above.
+    /// - Complexity: O(*n* + *m* + *k* log *L*) expected time for *n* = `before.count` and
+    ///   *m* = `after.count`, where *k* ≤ min(*n*, *m*) counts the common identifiers that neither extend
+    ///   the longest run found so far nor follow their predecessor in `after` directly, and *L* is the
+    ///   number of unmoved identifiers: every identifier of `before` is hashed once, identifiers of
+    ///   `after` that continue a run in unchanged order cost one comparison, and only identifiers that
+    ///   break the order pay a binary search. Changed identifiers cost O(*c* log *c*) for
+    ///   *c* = `changed.count` up to *m* / 4, else O(*m*). Extra memory: the table (4 bytes per value of
+    ///   the range for the direct table, 12 to 24 bytes per `before` identifier for the hash table) plus
+    ///   about 12 bytes per identifier outside the common prefix and suffix, plus the result. Collections
+    ///   without contiguous storage are copied first.
     @inlinable
     public static func compute<ID: Hashable>(
         from before: some RandomAccessCollection<ID>,
@@ -48,14 +51,19 @@ extension IndexDiff {
         return ContiguousArray(collection).withUnsafeBufferPointer(body)
     }
 
-    /// Picks the table for `ID`: the `Int64` table for `Int64` and `Int`, a `Dictionary` otherwise. The
-    /// type tests are constant-folded once the function is specialised.
+    /// Picks the table for `ID`: the `Int64` path for `Int64` and `Int`, a ``HashedPositionTable`` with
+    /// the standard hashing otherwise. The type tests are constant-folded once the function is
+    /// specialised.
     @inlinable
     static func diff<ID: Hashable>(
         before: UnsafeBufferPointer<ID>,
         after: UnsafeBufferPointer<ID>,
         changed: Set<ID>
     ) -> Result<IndexDiff, IndexDiffError> {
+        precondition(
+            before.count < Int(Int32.max) && after.count < Int(Int32.max),
+            "IndexDiff: lists must hold fewer than 2^31 - 1 identifiers"
+        )
         if ID.self == Int64.self {
             // Same type: the casts are identities.
             return diffInt64(
@@ -74,18 +82,23 @@ extension IndexDiff {
                 }
             }
         }
-        var table = DictionaryPositionTable<ID>(capacity: before.count + after.count / 8)
+        var table = HashedPositionTable<StandardHashing<ID>>(before: before, after: after)
         return DiffEngine.diff(before: before, after: after, changed: changed, table: &table)
     }
 
-    /// The `Int64` path, compiled once in this module.
+    /// The `Int64` path, compiled once in this module: a ``DensePositionTable`` when the identifiers
+    /// span a narrow range (row ids), else a ``HashedPositionTable`` with a fast integer hash.
     @usableFromInline
     static func diffInt64(
         before: UnsafeBufferPointer<Int64>,
         after: UnsafeBufferPointer<Int64>,
         changed: Set<Int64>
     ) -> Result<IndexDiff, IndexDiffError> {
-        var table = Int64PositionTable(expectedCount: before.count)
+        if let range = DensePositionTable.range(before: before, after: after) {
+            var table = DensePositionTable(before: before, after: after, lowest: range.lowest, width: range.width)
+            return DiffEngine.diff(before: before, after: after, changed: changed, table: &table)
+        }
+        var table = HashedPositionTable<Int64Hashing>(before: before, after: after)
         return DiffEngine.diff(before: before, after: after, changed: changed, table: &table)
     }
 }

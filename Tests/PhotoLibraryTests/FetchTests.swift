@@ -129,7 +129,7 @@ import Testing
             let viaSQL = try test.library.fetchAssets(options: options).map(\.localIdentifier)
 
             let predicate = try FetchFilter(format: text).predicate(for: Asset.predicateSchema)
-            let order = try CompiledSortOrder(sorts.map { SortDescriptor(key: $0.key, ascending: $0.ascending) }, schema: Asset.predicateSchema)
+            let order = try CompiledSortOrder(sorts, schema: Asset.predicateSchema)
             let inMemory = everything
                 .filter { (includeHidden || !$0.isHidden) && ($0.burstIdentifier == nil || $0.representsBurst) && predicate.evaluate($0) }
                 .sorted { lhs, rhs in

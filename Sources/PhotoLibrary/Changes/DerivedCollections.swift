@@ -4,16 +4,21 @@ import Foundation
 enum MomentDay {
     static let undated = "undated"
 
+    private static let utcCalendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     /// `YYYY-MM-DD` of the creation date in the capture's own UTC offset when known, else in `timeZone`;
     /// ``undated`` without a creation date.
     static func key(for row: AssetRow, timeZone: TimeZone) -> String {
         guard let seconds = row.creationDate, seconds.isFinite else { return undated }
         let offset = row.creationTimeZoneOffset
             ?? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds))
-        let local = seconds + Double(offset)
-        let days = Int((local / 86_400).rounded(.down))
-        let (year, month, day) = civil(fromDaysSince1970: days)
-        return String(format: "%04d-%02d-%02d", year, month, day)
+        let local = Date(timeIntervalSince1970: seconds + Double(offset))
+        let components = utcCalendar.dateComponents([.year, .month, .day], from: local)
+        return String(format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
     }
 
     static func title(for key: String) -> String {
@@ -22,19 +27,6 @@ enum MomentDay {
 
     static func year(of key: String) -> Int? {
         key == undated ? nil : Int(key.prefix(4))
-    }
-
-    /// The proleptic Gregorian date of a day count (days since 1970-01-01).
-    static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

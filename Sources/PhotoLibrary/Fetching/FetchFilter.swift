@@ -52,42 +52,30 @@ public struct FetchFilter: Sendable, ExpressibleByStringLiteral, CustomStringCon
     }
 }
 
-/// One key of a fetch's order (PhotoKit's `NSSortDescriptor`).
-public struct FetchSort: Sendable, Hashable, CustomStringConvertible {
-    public let key: String
-    public let ascending: Bool
+/// One key of a fetch's order (PhotoKit's `NSSortDescriptor`): `FetchSort(key: "creationDate", ascending: false)`
+/// or, typed, `FetchSort(Asset.creationDate, ascending: false)`. An alias of the predicate language's sort
+/// descriptor, named so it doesn't clash with Foundation's `SortDescriptor`.
+public typealias FetchSort = FetchPredicate.SortDescriptor
 
-    public init(key: String, ascending: Bool = true) {
-        self.key = key
-        self.ascending = ascending
-    }
-
-    /// From a typed key: `FetchSort(Asset.creationDate, ascending: false)`.
-    public init<Object, Value>(_ key: PredicateKeyPath<Object, Value>, ascending: Bool = true) {
-        self.init(key: key.name, ascending: ascending)
-    }
-
-    public var description: String { ascending ? key : "-" + key }
-
+extension FetchPredicate.SortDescriptor {
     /// Parses `key,-key,…` (a leading `-` sorts descending) against the keys of assets.
     ///
     /// - Throws: ``PhotoLibraryError/invalidPredicate(message:position:)`` naming the position of a bad key
     ///   and the valid keys.
     public static func parseList(_ text: String) throws(PhotoLibraryError) -> [FetchSort] {
         do {
-            return try SortDescriptor.parseList(text, schema: Asset.predicateSchema).map { FetchSort(key: $0.key, ascending: $0.ascending) }
+            return try parseList(text, schema: Asset.predicateSchema)
         } catch {
             throw .invalidPredicate(message: error.description, position: error.position)
         }
     }
 
     static func orderSQL(_ sorts: [FetchSort], for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {
-        let descriptors = sorts.map { SortDescriptor(key: $0.key, ascending: $0.ascending) }
         do {
             switch objectType {
-            case .asset: return try CompiledSortOrder(descriptors, schema: Asset.predicateSchema).sql()
-            case .assetCollection: return try CompiledSortOrder(descriptors, schema: AssetCollection.predicateSchema).sql()
-            case .collectionList: return try CompiledSortOrder(descriptors, schema: CollectionList.predicateSchema).sql()
+            case .asset: return try CompiledSortOrder(sorts, schema: Asset.predicateSchema).sql()
+            case .assetCollection: return try CompiledSortOrder(sorts, schema: AssetCollection.predicateSchema).sql()
+            case .collectionList: return try CompiledSortOrder(sorts, schema: CollectionList.predicateSchema).sql()
             }
         } catch {
             throw .invalidPredicate(message: error.description, position: error.position)
