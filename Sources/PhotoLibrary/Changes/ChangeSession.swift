@@ -40,11 +40,6 @@ final class ChangeSession: @unchecked Sendable {
         self.now = Date().timeIntervalSince1970
     }
 
-    /// The session of the change block running on this thread.
-    static func requireCurrent() -> ChangeSession? {
-        current
-    }
-
     // MARK: Errors
 
     /// Records the block's first error; every later operation is skipped and the block fails with it.

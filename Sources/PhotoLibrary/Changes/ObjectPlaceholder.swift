@@ -3,10 +3,3 @@
 public struct ObjectPlaceholder: LibraryObject {
     public let localIdentifier: String
 }
-
-extension ChangeSession {
-    /// The session of the running change block, or a failure when there is none.
-    static func active(function: StaticString = #function) -> ChangeSession? {
-        current
-    }
-}

@@ -9,9 +9,9 @@ import Synchronization
 /// bounded number of batches is cached, so iterating a huge result never holds all its objects.
 ///
 /// Objects are given as they were when the fetch ran, even when they changed or were deleted since: the
-/// state at the fetch is rebuilt from the change journal's previous values. An object deleted since and
-/// whose history has expired meanwhile comes back as a placeholder with ``Asset/isUnavailable``-style
-/// defaults; ``object(at:)`` throws ``PhotoLibraryError/persistentChangeDetailsUnavailable`` for it instead.
+/// state at the fetch is rebuilt from the change journal's previous values. Only when an object was deleted
+/// since *and* the history of that deletion has expired meanwhile can it not be rebuilt: ``object(at:)``
+/// then throws ``PhotoLibraryError/persistentChangeDetailsUnavailable`` (and the subscript traps).
 public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, Sendable {
     public typealias Index = Int
     public typealias Element = Object
