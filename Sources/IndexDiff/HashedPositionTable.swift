@@ -10,7 +10,12 @@ protocol IdentifierHashing {
 enum StandardHashing<ID: Hashable>: IdentifierHashing {
     @inlinable
     static func hash(_ identifier: ID) -> UInt64 {
+        #if _pointerBitWidth(_64)
         UInt64(UInt(bitPattern: identifier.hashValue))
+        #else
+        // Spread the 32 bits of the hash over the 64 the table takes its slot and tag from.
+        Int64Hashing.hash(Int64(identifier.hashValue))
+        #endif
     }
 }
 
@@ -29,9 +34,9 @@ enum Int64Hashing: IdentifierHashing {
 
 /// A ``PositionTable`` for any identifier: open addressing with linear probing over 8-byte slots that
 /// hold a 32-bit hash tag and a 32-bit position, never the identifier itself. A probe compares tags, and
-/// only a matching tag costs a comparison of identifiers, read from the two lists. Keys are thus never
-/// copied (no retain for class-backed identifiers such as `String`), and the table stays small (8 to
-/// 16 bytes per `before` identifier) and cache friendly.
+/// only a matching tag costs a comparison of identifiers, read from the two lists. Identifiers are thus
+/// never copied into the table, and it stays small (12 to 24 bytes per `before` identifier) and cache
+/// friendly.
 ///
 /// Slots: `0` when empty, else `tag << 32 | position`, where the position is `index + 1` for an index in
 /// `before` and `before.count + 1 + index` for an index in `after` (an identifier seen in `after` only).

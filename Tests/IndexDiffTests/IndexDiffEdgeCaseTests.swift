@@ -86,7 +86,7 @@ struct IndexDiffEdgeCaseTests {
         let diff = try IndexDiff.compute(from: before, to: after)
         #expect(diff.moves.count == count - 1)
         // The element kept is before[0], last in after; every other one moves.
-        #expect(diff.moves == (0..<(count - 1)).map { Move(from: count - 1 - $0, to: $0) })
+        expectSame(diff.moves, (0..<(count - 1)).map { Move(from: count - 1 - $0, to: $0) }, "moves")
         expectContract(diff, before: before, after: after, "reversed \(count)")
     }
 
@@ -120,6 +120,26 @@ struct IndexDiffEdgeCaseTests {
         #expect(diff.moves == [Move(from: 4, to: 2)])
         #expect(diff.changedIndexes == [2, 3])  // e (moved and changed) and c; not x, not b
         #expect(diff.applied(to: before, after: after) == after)
+    }
+
+    @Test("Extreme Int64 values, in narrow and in full ranges")
+    func extremeValues() throws {
+        let cases: [(before: [Int64], after: [Int64])] = [
+            ([.min, -1, 0, 1, .max], [.max, 0, .min, 2, -1]),  // the full range: hashed table
+            ([.max - 4, .max - 3, .max - 2], [.max, .max - 2, .max - 4]),  // narrow range at the top
+            ([.min + 2, .min, .min + 1], [.min + 1, .min + 3, .min]),  // narrow range at the bottom
+        ]
+        for (before, after) in cases {
+            let changed: Set<Int64> = [.min, .max, .max - 2, .min + 3]
+            let diff = try IndexDiff.compute(from: before, to: after, changed: changed)
+            expectContract(diff, before: before, after: after, changed: changed, "\(before) → \(after)")
+            #expect(throws: IndexDiffError.duplicateIdentifier(side: .before, index: before.count)) {
+                try IndexDiff.compute(from: before + [before[0]], to: after)
+            }
+            #expect(throws: IndexDiffError.duplicateIdentifier(side: .after, index: after.count)) {
+                try IndexDiff.compute(from: before, to: after + [after[1]])
+            }
+        }
     }
 
     @Test("applied(to:after:) carries the objects, not just identifiers")

@@ -14,9 +14,9 @@ struct IndexDiffLargeListTests {
         let before = Self.rowIDs
         let after = Array(before[1...]) + [before[0]]
         let diff = try IndexDiff.compute(from: before, to: after)
-        #expect(diff.moves == [Move(from: 0, to: Self.count - 1)])
+        expectSame(diff.moves, [Move(from: 0, to: Self.count - 1)], "moves")
         #expect(diff.removedIndexes.isEmpty && diff.insertedIndexes.isEmpty)
-        #expect(diff.applied(to: before, after: after) == after)
+        expectSame(diff.applied(to: before, after: after), after, "applied")
     }
 
     @Test("One element moved from back to front of a million is exactly one move")
@@ -24,7 +24,7 @@ struct IndexDiffLargeListTests {
         let before = Self.rowIDs
         let after = [before[Self.count - 1]] + before[..<(Self.count - 1)]
         let diff = try IndexDiff.compute(from: before, to: after)
-        #expect(diff.moves == [Move(from: Self.count - 1, to: 0)])
+        expectSame(diff.moves, [Move(from: Self.count - 1, to: 0)], "moves")
     }
 
     @Test("A swap of two far-apart elements is two moves; of neighbours, one")
@@ -34,12 +34,12 @@ struct IndexDiffLargeListTests {
         var farSwap = Self.rowIDs
         farSwap.swapAt(250_000, 750_000)
         let far = try IndexDiff.compute(from: Self.rowIDs, to: farSwap)
-        #expect(far.moves == [Move(from: 750_000, to: 250_000), Move(from: 250_000, to: 750_000)])
+        expectSame(far.moves, [Move(from: 750_000, to: 250_000), Move(from: 250_000, to: 750_000)], "far swap")
 
         var neighbourSwap = Self.rowIDs
         neighbourSwap.swapAt(500_000, 500_001)
         let neighbours = try IndexDiff.compute(from: Self.rowIDs, to: neighbourSwap)
-        #expect(neighbours.moves == [Move(from: 500_001, to: 500_000)])
+        expectSame(neighbours.moves, [Move(from: 500_001, to: 500_000)], "neighbour swap")
     }
 
     @Test("An insertion at the head, a move front to back and a far swap: 1 insertion, 3 moves")
@@ -50,15 +50,16 @@ struct IndexDiffLargeListTests {
         after.swapAt(250_000, 750_000)  // before indexes 250,001 and 750,001
         after.insert(-1, at: 0)  // a new row at the head
         let diff = try IndexDiff.compute(from: before, to: after, changed: [-1, 0, 250_001, 42])
-        #expect(diff.insertedIndexes == [0])
+        expectSame(diff.insertedIndexes, [0], "inserted")
         #expect(diff.removedIndexes.isEmpty)
-        #expect(diff.moves == [
-            Move(from: 750_001, to: 250_001),
-            Move(from: 250_001, to: 750_001),
-            Move(from: 0, to: Self.count),
-        ])
-        #expect(diff.changedIndexes == [42, 750_001, Self.count])  // 42, 250,001 and 0; not the inserted -1
-        #expect(diff.applied(to: before, after: after) == after)
+        expectSame(
+            diff.moves,
+            [Move(from: 750_001, to: 250_001), Move(from: 250_001, to: 750_001), Move(from: 0, to: Self.count)],
+            "moves"
+        )
+        // 42, 250,001 and 0 (moved and changed); not the inserted -1.
+        expectSame(diff.changedIndexes, [42, 750_001, Self.count], "changed")
+        expectSame(diff.applied(to: before, after: after), after, "applied")
     }
 
     @Test("Pure insertions and removals in a million cause no moves")
@@ -68,7 +69,7 @@ struct IndexDiffLargeListTests {
         after.append(-999_999)
         let diff = try IndexDiff.compute(from: Self.rowIDs, to: after)
         #expect(diff.moves.isEmpty)
-        #expect(diff.removedIndexes.count == 1_000)
-        #expect(diff.insertedIndexes == Array(300_000..<305_000) + [after.count - 1])
+        expectSame(diff.removedIndexes, (0..<1_000).map { $0 * 1_000 + 7 }, "removed")
+        expectSame(diff.insertedIndexes, Array(300_000..<305_000) + [after.count - 1], "inserted")
     }
 }
