@@ -51,6 +51,7 @@ extension ChangeSession {
     // MARK: Pending edits
 
     private func writePendingAssets() throws {
+        try writeCreatedAssets()
         for id in pendingAssetOrder {
             guard var row = pendingAssetRows[id] else { continue }  // Deleted later in the block.
             try validate(row)
@@ -63,7 +64,7 @@ extension ChangeSession {
         pendingAssetOrder.removeAll()
     }
 
-    private func validate(_ row: AssetRow) throws {
+    func validate(_ row: AssetRow) throws {
         if let latitude = row.latitude, let longitude = row.longitude,
             !Location(latitude: latitude, longitude: longitude, altitude: row.altitude).isValid
         {
@@ -172,7 +173,9 @@ extension ChangeSession {
             let moment: Int64
             if let cached = momentByDay[day] {
                 moment = cached
-            } else if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM asset_collection WHERE momentDay = ?", arguments: [day]) {
+            } else if let existing = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
+            {
                 moment = existing
             } else {
                 var created = AssetCollectionRow(
@@ -185,7 +188,7 @@ extension ChangeSession {
             momentByDay[day] = moment
             deltas[moment, default: Delta()].add(row, +1)
             if row.momentId != moment {
-                try db.execute(sql: "UPDATE asset SET momentId = ? WHERE id = ?", arguments: [moment, id])
+                try db.cachedStatement(sql: "UPDATE asset SET momentId = ? WHERE id = ?").execute(arguments: [moment, id])
             }
             if before?.momentId != moment {
                 if let old = before?.momentId {

@@ -27,6 +27,10 @@ final class ChangeSession: @unchecked Sendable {
     /// Assets with property edits not yet written (written at the end of the block, in one pass).
     var pendingAssetRows: [Int64: AssetRow] = [:]
     var pendingAssetOrder: [Int64] = []
+    /// Assets created in this block and not yet inserted: inserted with all their values in one statement
+    /// when the block ends, or earlier when an album or folder operation needs them in the database.
+    var unwrittenAssets: Set<Int64> = []
+    var unwrittenByIdentifier: [String: Int64] = [:]
     /// Collections and lists whose members changed.
     var collectionMembershipChanged: Set<Int64> = []
     var listMembershipChanged: Set<Int64> = []
@@ -84,6 +88,7 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Resolving identifiers
 
     func assetID(for localIdentifier: String) throws -> Int64 {
+        if let id = unwrittenByIdentifier[localIdentifier] { return id }
         guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier]) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
@@ -123,10 +128,28 @@ final class ChangeSession: @unchecked Sendable {
         return next
     }
 
+    /// Creates an asset. Its row is written later (see ``unwrittenAssets``); its id is final now.
     func insertAsset(_ row: inout AssetRow) throws {
         row.id = try allocateID("asset")
-        try row.insert(db)
         assetsBefore[row.id] = .some(nil)
+        pendingAssetRows[row.id] = row
+        pendingAssetOrder.append(row.id)
+        unwrittenAssets.insert(row.id)
+        unwrittenByIdentifier[row.localIdentifier] = row.id
+    }
+
+    /// Inserts the assets created so far, so that rows referring to them can be written.
+    func writeCreatedAssets() throws {
+        guard !unwrittenAssets.isEmpty else { return }
+        for id in pendingAssetOrder where unwrittenAssets.contains(id) {
+            guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
+            try validate(row)
+            if row.burstIdentifier == nil { row.representsBurst = false }
+            try row.insert(db)
+        }
+        pendingAssetOrder.removeAll { !pendingAssetRows.keys.contains($0) }
+        unwrittenAssets.removeAll()
+        unwrittenByIdentifier.removeAll()
     }
 
     func insertCollection(_ row: inout AssetCollectionRow) throws {
@@ -162,6 +185,12 @@ final class ChangeSession: @unchecked Sendable {
     }
 
     func deleteAsset(_ id: Int64) throws {
+        if unwrittenAssets.remove(id) != nil, let row = pendingAssetRows.removeValue(forKey: id) {
+            // Created and deleted in the same block: it never reaches the database.
+            unwrittenByIdentifier.removeValue(forKey: row.localIdentifier)
+            if row.storage == AssetStorage.copied.rawValue, let hash = row.contentHash { releasedOriginals.insert(hash) }
+            return
+        }
         try touchAsset(id)
         let albums = try Int64.fetchAll(db, sql: "SELECT albumId FROM album_asset WHERE assetId = ?", arguments: [id])
         for album in albums {
@@ -194,6 +223,7 @@ final class ChangeSession: @unchecked Sendable {
 
     /// Replaces the album's ordered members, rewriting only the suffix that changed.
     func setAlbumMembers(_ album: Int64, from old: [Int64], to new: [Int64]) throws {
+        try writeCreatedAssets()
         var first = 0
         while first < old.count && first < new.count && old[first] == new[first] { first += 1 }
         if first == old.count && first == new.count { return }
