@@ -78,21 +78,22 @@ let package = Package(
         .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
 
         .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
-        .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff"], swiftSettings: strict),
+        .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FetchPredicateTests",
-            dependencies: ["FetchPredicate", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["FetchPredicate", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "MediaProbeTests",
-            dependencies: ["MediaProbe"],
+            dependencies: ["MediaProbe", "SeededRandom"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         .target(
             name: "LibraryTestSupport",
-            dependencies: ["PhotoLibrary"],
+            dependencies: ["PhotoLibrary", "SeededRandom"],
             path: "Tests/Support",
             exclude: ["LibraryWriter"],
             swiftSettings: strict
@@ -105,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryTests",
-            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter"],
+            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom"],
             swiftSettings: strict
         ),
     ],

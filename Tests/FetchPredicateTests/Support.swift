@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeededRandom
 import Testing
 
 @testable import FetchPredicate
@@ -9,32 +10,6 @@ import Testing
 typealias Predicate = FetchPredicate.Predicate
 typealias SortDescriptor = FetchPredicate.SortDescriptor
 typealias PredicateError = FetchPredicate.PredicateError
-
-/// A small, fast, seedable generator (SplitMix64), so that failures reproduce from their seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool {
-        Double.random(in: 0..<1, using: &self) < p
-    }
-
-    mutating func pick<T>(_ values: [T]) -> T {
-        values[Int.random(in: 0..<values.count, using: &self)]
-    }
-}
 
 /// The kind of an item: an enumeration key.
 enum ItemKind: Int, CaseIterable, Sendable, PredicateEnumeration, CustomStringConvertible {

@@ -1,19 +1,8 @@
 import Foundation
+import SeededRandom
 import Testing
 
 @testable import MediaProbe
-
-/// A small deterministic generator (SplitMix64), so that failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random input must never crash, hang or read without bound: every probe returns, and the reader budget
 /// caps what it reads.
@@ -42,7 +31,7 @@ struct FuzzTests {
 
     @Test("random bytes behind every signature")
     func randomBytes() {
-        var rng = SplitMix64(state: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         for round in 0..<4000 {
             let signature = Self.signatures[round % Self.signatures.count]
             let length = Int.random(in: 0...2048, using: &rng)
@@ -66,7 +55,7 @@ struct FuzzTests {
     func mutations(name: String) throws {
         let original = try Fixture.bytes(name)
         guard original.count > 16 else { return }
-        var rng = SplitMix64(state: name.utf8.reduce(UInt64(original.count)) { $0 &* 31 &+ UInt64($1) })
+        var rng = SplitMix64(seed: name.utf8.reduce(UInt64(original.count)) { $0 &* 31 &+ UInt64($1) })
         for round in 0..<600 {
             var bytes = original
             let flips = Int.random(in: 1...12, using: &rng)

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 
 @testable import MediaProbe
@@ -204,7 +205,7 @@ struct GitOracleTests {
 
     @Test("random trees and patterns agree with git", .enabled(if: gitPath != nil, "git is not installed"))
     func agreesWithGit() throws {
-        var rng = SplitMix64(state: 0x61_7469_6769)
+        var rng = SplitMix64(seed: 0x61_7469_6769)
         var compared = 0
         var ignoredByGit = 0
         for round in 0..<24 {

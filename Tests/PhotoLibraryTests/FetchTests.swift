@@ -1,3 +1,4 @@
+import SeededRandom
 import FetchPredicate
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LibraryTestSupport
+import SeededRandom
 @testable import PhotoLibrary
 
 /// A temporary directory removed when the test ends.
@@ -55,9 +56,6 @@ struct TestLibrary {
         return Array(try library.fetchAssets(withLocalIdentifiers: placeholders))
     }
 }
-
-/// Randomized tests use the shared seedable generator.
-typealias SplitMix64 = RandomSource
 
 extension Date {
     /// A UTC instant from components, for readable tests.

@@ -1,4 +1,5 @@
 import Foundation
+public import SeededRandom
 public import PhotoLibrary
 
 /// Random change blocks over a library: inserts, edits and deletes of assets, album and folder edits.
@@ -32,7 +33,7 @@ public struct RandomChanges {
                         if g.int(in: 0...3) == 0 { request.isFavorite = true }
                     }
                 case 2, 3:
-                    if let asset = g.pick(assets) {
+                    if let asset = g.anyElement(assets) {
                         let request = AssetChangeRequest(for: asset)
                         switch g.int(in: 0...3) {
                         case 0: request.isFavorite.toggle()
@@ -42,28 +43,28 @@ public struct RandomChanges {
                         }
                     }
                 case 4:
-                    if let asset = g.pick(assets), g.int(in: 0...1) == 0 {
+                    if let asset = g.anyElement(assets), g.int(in: 0...1) == 0 {
                         AssetChangeRequest.deleteAssets([asset])
                     }
                 case 5:
                     let request = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Album \(g.int(in: 0...999))")
-                    if let asset = g.pick(assets) { request.addAssets([asset]) }
+                    if let asset = g.anyElement(assets) { request.addAssets([asset]) }
                 case 6:
-                    if let album = g.pick(albums), let asset = g.pick(assets) {
+                    if let album = g.anyElement(albums), let asset = g.anyElement(assets) {
                         // May fail (already a member): the whole block then fails, which is also a case to test.
                         AssetCollectionChangeRequest(for: album).addAssets([asset])
                     }
                 case 7:
-                    if let album = g.pick(albums), g.int(in: 0...2) == 0 {
+                    if let album = g.anyElement(albums), g.int(in: 0...2) == 0 {
                         AssetCollectionChangeRequest.deleteAssetCollections([album])
                     }
                 case 8:
                     let folder = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Folder")
-                    if let album = g.pick(albums) { folder.addChildCollections([album]) }
+                    if let album = g.anyElement(albums) { folder.addChildCollections([album]) }
                 default:
-                    if let folder = g.pick(folders), g.int(in: 0...1) == 0 {
+                    if let folder = g.anyElement(folders), g.int(in: 0...1) == 0 {
                         CollectionListChangeRequest.deleteCollectionLists([folder])
-                    } else if let folder = g.pick(folders) {
+                    } else if let folder = g.anyElement(folders) {
                         CollectionListChangeRequest(for: folder).title = "Renamed \(g.int(in: 0...99))"
                     }
                 }
@@ -73,17 +74,5 @@ public struct RandomChanges {
     }
 }
 
-/// SplitMix64 with small helpers.
-public struct RandomSource: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    public mutating func int(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    public mutating func pick<T>(_ values: [T]) -> T? { values.isEmpty ? nil : values[int(in: 0...(values.count - 1))] }
-}
+/// The shared seeded generator.
+public typealias RandomSource = SplitMix64

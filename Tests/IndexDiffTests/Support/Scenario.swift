@@ -1,3 +1,4 @@
+import SeededRandom
 /// A random pair of lists of unique identifiers and a random set of changed identifiers, generated from
 /// a seed; `description` says how, for failure messages.
 struct Scenario: CustomStringConvertible {
