@@ -49,6 +49,9 @@ CREATE TABLE asset (
     momentId INTEGER REFERENCES asset_collection(id) ON DELETE SET NULL
 );
 CREATE INDEX asset_by_creationDate ON asset(creationDate, id);
+-- The default view (no hidden assets, one asset per burst) by date: fetches of it read this index alone.
+CREATE INDEX asset_visible_by_creationDate ON asset(creationDate, id)
+    WHERE isHidden = 0 AND (burstIdentifier IS NULL OR representsBurst = 1);
 CREATE INDEX asset_by_modificationDate ON asset(modificationDate, id);
 CREATE INDEX asset_by_addedDate ON asset(addedDate, id);
 CREATE INDEX asset_by_contentHash ON asset(contentHash);
