@@ -25,13 +25,20 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     static let batchSize = 256
 
     private let library: PhotoLibrary
-    private let snapshot: DatabaseSnapshot
+    /// Where batches are read from: one snapshot of the history, or the whole result read up front (when it
+    /// fits in one batch, it is read in the same read transaction as the token's validation).
+    private let source: Source
     private let plan: Plan
     private let options: PersistentChangeFetchOptions
 
-    init(library: PhotoLibrary, snapshot: DatabaseSnapshot, plan: Plan, options: PersistentChangeFetchOptions) {
+    enum Source: Sendable {
+        case snapshot(DatabaseSnapshot)
+        case preloaded([PersistentChange])
+    }
+
+    init(library: PhotoLibrary, source: Source, plan: Plan, options: PersistentChangeFetchOptions) {
         self.library = library
-        self.snapshot = snapshot
+        self.source = source
         self.plan = plan
         self.options = options
     }
@@ -54,9 +61,22 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
         }
         let end = plan.end.sequence
         guard sequence < end else { return [] }
-        // A snapshot read can only fail on I/O errors of the database file; the sequence then ends early,
-        // which `endToken` (fixed at creation) lets a careful client detect by comparing tokens.
-        return (try? snapshot.read { db -> [PersistentChange] in
+        switch source {
+        case .preloaded(let changes):
+            return sequence == plan.since ? changes : []
+        case .snapshot(let snapshot):
+            // A snapshot read can only fail on I/O errors of the database file; the sequence then ends early,
+            // which `endToken` (fixed at creation) lets a careful client detect by comparing tokens.
+            return (try? snapshot.read { db in
+                try Self.readBatch(after: sequence, end: end, library: library, excludedAuthors: options.excludedAuthors, db)
+            }) ?? []
+        }
+    }
+
+    /// Reads up to ``batchSize`` transactions after `sequence`, up to `end`, with their net details.
+    static func readBatch(
+        after sequence: Int64, end: Int64, library: PhotoLibrary, excludedAuthors: Set<String>, _ db: Database
+    ) throws -> [PersistentChange] {
             let transactions = try Row.fetchAll(
                 db,
                 sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
@@ -81,10 +101,9 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
                 let token = ChangeToken(libraryIdentity: library.identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date))
                 changes.append(PersistentChange(
                     changeToken: token, author: author, date: Date(timeIntervalSince1970: date),
-                    details: records[seq]?.details() ?? [:], skipped: options.excludedAuthors.contains(author)))
+                    details: records[seq]?.details() ?? [:], skipped: excludedAuthors.contains(author)))
             }
             return changes
-        }) ?? []
     }
 
     /// Iterates the changes, reading the next batch when the current one is used up.

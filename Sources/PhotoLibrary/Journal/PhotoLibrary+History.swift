@@ -138,13 +138,28 @@ extension PhotoLibrary {
         since token: ChangeToken, options: PersistentChangeFetchOptions = PersistentChangeFetchOptions()
     ) throws(PhotoLibraryError) -> PersistentChangeFetchResult {
         do {
+            // Most reads are short: validate, plan and read them whole in one pooled read transaction.
+            let quick = try database.read { db -> (PersistentChangeFetchResult.Plan, [PersistentChange])? in
+                try validate(token, db)
+                let plan = try PersistentChangeFetchResult.plan(
+                    since: token, current: try currentToken(db), options: options, library: self, db)
+                if options.coalesced { return (plan, []) }
+                guard plan.end.sequence - token.sequence <= Int64(PersistentChangeFetchResult.batchSize) else { return nil }
+                let changes = try PersistentChangeFetchResult.readBatch(
+                    after: token.sequence, end: plan.end.sequence, library: self, excludedAuthors: options.excludedAuthors, db)
+                return (plan, changes)
+            }
+            if let (plan, changes) = quick {
+                return PersistentChangeFetchResult(library: self, source: .preloaded(changes), plan: plan, options: options)
+            }
+            // Longer ones read batch by batch from one snapshot, so that expiry can't cut them short.
             let snapshot = try database.makeSnapshot()
             let plan = try snapshot.read { db -> PersistentChangeFetchResult.Plan in
                 try validate(token, db)
                 let current = try currentToken(db)
                 return try PersistentChangeFetchResult.plan(since: token, current: current, options: options, library: self, db)
             }
-            return PersistentChangeFetchResult(library: self, snapshot: snapshot, plan: plan, options: options)
+            return PersistentChangeFetchResult(library: self, source: .snapshot(snapshot), plan: plan, options: options)
         } catch {
             throw Self.map(error, path: databasePath)
         }
