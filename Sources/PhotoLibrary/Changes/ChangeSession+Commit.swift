@@ -275,7 +275,7 @@ extension ChangeSession {
     private func maintainSmartAlbums(_ after: [Int64: AssetRow]) throws {
         let smartAlbums = try AssetCollectionRow.filter(Column("type") == AssetCollectionType.smartAlbum.rawValue).fetchAll(db)
         guard !smartAlbums.isEmpty else { return }
-        let recentSince = now - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
+        let recentSince = SmartAlbumRule.recentSince
         var deltas: [Int64: Int] = [:]
         for (id, before) in assetsBefore {
             let old = before.flatMap { $0 }

@@ -147,7 +147,7 @@ final class ChangeSession: @unchecked Sendable {
             if row.burstIdentifier == nil { row.representsBurst = false }
             try row.insert(db)
         }
-        pendingAssetOrder.removeAll { !pendingAssetRows.keys.contains($0) }
+        pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
         unwrittenByIdentifier.removeAll()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// The rule of moments: the local calendar day of an asset's creation date.
 enum MomentDay {
@@ -53,18 +54,23 @@ enum SmartAlbumRule {
     }
 
     /// The same rule as SQL over `asset` (for fetching a smart album's members).
-    static func sql(subtype: AssetCollectionSubtype) -> String {
+    static func sql(subtype: AssetCollectionSubtype, recentSince: Double) -> SQL {
         switch subtype {
         case .smartAlbumAllHidden: "asset.isHidden = 1"
         case .smartAlbumUserLibrary: "asset.isHidden = 0"
         case .smartAlbumFavorites: "asset.isHidden = 0 AND asset.isFavorite = 1"
         case .smartAlbumVideos: "asset.isHidden = 0 AND asset.mediaType = 2"
-        case .smartAlbumRecentlyAdded: "asset.isHidden = 0 AND asset.addedDate >= ?"
+        case .smartAlbumRecentlyAdded: "asset.isHidden = 0 AND asset.addedDate >= \(recentSince)"
         case .smartAlbumPanoramas: "asset.isHidden = 0 AND (asset.mediaSubtypes & 1) != 0"
         case .smartAlbumScreenshots: "asset.isHidden = 0 AND (asset.mediaSubtypes & 4) != 0"
         case .smartAlbumBursts: "asset.isHidden = 0 AND asset.burstIdentifier IS NOT NULL"
         default: "0"
         }
+    }
+
+    /// The start of the Recently Added window, now.
+    static var recentSince: Double {
+        Date().timeIntervalSince1970 - Double(recentlyAddedDays) * 86_400
     }
 }
 

@@ -77,7 +77,7 @@ enum SmartAlbumCounts {
         guard row.type == AssetCollectionType.smartAlbum.rawValue,
             row.subtype == AssetCollectionSubtype.smartAlbumRecentlyAdded.rawValue
         else { return }
-        let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
+        let since = SmartAlbumRule.recentSince
         row.assetCount = try Int.fetchOne(
             db, sql: "SELECT count(*) FROM asset WHERE isHidden = 0 AND addedDate >= ?", arguments: [since]) ?? 0
     }

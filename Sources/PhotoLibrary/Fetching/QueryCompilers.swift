@@ -32,13 +32,8 @@ enum AssetQueryCompiler {
             conditions.append("m.albumId = \(album)")
             naturalOrder = "m.position"
         case .assetsInSmartAlbum(let subtype):
-            if subtype == .smartAlbumRecentlyAdded {
-                let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
-                conditions.append("asset.isHidden = 0 AND asset.addedDate >= \(since)")
-                naturalOrder = "asset.addedDate"
-            } else {
-                conditions.append(SQL(sql: SmartAlbumRule.sql(subtype: subtype)))
-            }
+            conditions.append(SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince))
+            if subtype == .smartAlbumRecentlyAdded { naturalOrder = "asset.addedDate" }
             if subtype == .smartAlbumAllHidden { hiddenFilter = false }
         case .assetsInMoment(let moment):
             conditions.append("asset.momentId = \(moment)")
@@ -117,13 +112,9 @@ enum CollectionQueryCompiler {
                             .smartAlbumRecentlyAdded, .smartAlbumPanoramas, .smartAlbumScreenshots,
                             .smartAlbumBursts, .smartAlbumAllHidden]
             {
-                var rule = SmartAlbumRule.sql(subtype: subtype)
-                if subtype == .smartAlbumRecentlyAdded {
-                    let since = Date().timeIntervalSince1970 - Double(SmartAlbumRule.recentlyAddedDays) * 86_400
-                    rule = rule.replacingOccurrences(of: "?", with: "\(since)")
-                }
+                let rule = SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince)
                 memberships.append(
-                    "(c.type = 2 AND c.subtype = \(subtype.rawValue) AND EXISTS (SELECT 1 FROM asset WHERE asset.id = \(asset) AND \(sql: rule)))")
+                    "(c.type = 2 AND c.subtype = \(subtype.rawValue) AND EXISTS (SELECT 1 FROM asset WHERE asset.id = \(asset) AND \(rule)))")
             }
             conditions.append(memberships.joined(separator: " OR "))
             order = "c.type, c.id"
