@@ -77,6 +77,11 @@ let package = Package(
         .executableTarget(name: "SchemaEmbedder", path: "Sources/SchemaEmbedder"),
         .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
 
+        .testTarget(
+            name: "PhotosyncCommandTests",
+            dependencies: ["photosync", "PhotoLibrary", "SeededRandom"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(

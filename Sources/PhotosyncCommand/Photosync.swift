@@ -15,7 +15,10 @@ public struct Photosync: AsyncParsableCommand {
             4 change token not valid for this library.
             """,
         version: "0.1.0",
-        subcommands: [InitCommand.self, ImportCommand.self, TokenCommand.self, ChangesCommand.self, AssetsCommand.self, AlbumsCommand.self]
+        subcommands: [
+            InitCommand.self, ImportCommand.self, TokenCommand.self, ChangesCommand.self, AssetsCommand.self, AlbumsCommand.self,
+            ShowCommand.self, DuplicatesCommand.self, HistoryCommand.self, StatusCommand.self,
+        ]
     )
 
     public init() {}
@@ -116,4 +119,32 @@ extension AsyncParsableCommand {
 func printJSON(_ object: Any) {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("null".utf8)
     FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+extension Photosync {
+    /// Parses the arguments and runs the command, exiting with the documented codes: usage errors exit 2
+    /// (argument-parser's default would be 64), with a JSON error on stderr when `--json` was given.
+    public static func runAsMain(arguments: [String]) async -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            exit(withError: nil)
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if arguments.contains("--json") {
+                let object: [String: Any] = ["error": "usage", "message": message, "exitCode": 2]
+                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+                FileHandle.standardError.write(data + Data("\n".utf8))
+            } else {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
+            Foundation.exit(2)
+        }
+    }
 }

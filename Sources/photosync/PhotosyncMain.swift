@@ -1,8 +1,11 @@
 // The `photosync` command: a thin entry point over PhotosyncCommand, where everything is testable.
 import ArgumentParser
+import Foundation
 import PhotosyncCommand
 
 @main
-struct PhotosyncTool: AsyncParsableCommand {
-    static let configuration = Photosync.configuration
+enum PhotosyncMain {
+    static func main() async {
+        await Photosync.runAsMain(arguments: Array(CommandLine.arguments.dropFirst()))
+    }
 }
