@@ -119,26 +119,28 @@ public struct CompiledPredicate<Object>: Sendable {
             canonical = .not(inner)
             return .not(node)
         case .and(let operands):
-            var nodes: [Node] = []
-            var inners: [Predicate] = []
-            for operand in operands {
-                var inner = operand
-                nodes.append(try bind(operand, schema: schema, canonical: &inner))
-                inners.append(inner)
-            }
+            let (nodes, inners) = try bindAll(operands, schema: schema)
             canonical = .and(inners)
             return .and(nodes)
         case .or(let operands):
-            var nodes: [Node] = []
-            var inners: [Predicate] = []
-            for operand in operands {
-                var inner = operand
-                nodes.append(try bind(operand, schema: schema, canonical: &inner))
-                inners.append(inner)
-            }
+            let (nodes, inners) = try bindAll(operands, schema: schema)
             canonical = .or(inners)
             return .or(nodes)
         }
+    }
+
+    /// Binds the operands of an AND or OR, with their canonical forms.
+    private static func bindAll(
+        _ operands: [Predicate], schema: PredicateSchema<Object>
+    ) throws(PredicateError) -> (nodes: [Node], canonical: [Predicate]) {
+        var nodes: [Node] = []
+        var inners: [Predicate] = []
+        for operand in operands {
+            var inner = operand
+            nodes.append(try bind(operand, schema: schema, canonical: &inner))
+            inners.append(inner)
+        }
+        return (nodes, inners)
     }
 
     // MARK: SQL
