@@ -35,12 +35,13 @@ struct Photosync {
         library = FileManager.default.temporaryDirectory.appending(path: "photosync-cli-\(UUID().uuidString)")
     }
 
-    func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
+    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PHOTOSYNC_LIBRARY"] = library.path
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -54,10 +55,14 @@ struct Photosync {
         try run(arguments)
     }
 
-    func run(_ arguments: [String]) throws -> Result {
-        let (process, out, err) = try start(arguments)
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment)
+        // Read stderr on another thread: a child that fills one pipe while we block on the other would hang.
+        nonisolated(unsafe) var stderr = Data()
+        let readingStderr = DispatchGroup()
+        DispatchQueue.global().async(group: readingStderr) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        readingStderr.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
