@@ -15,11 +15,13 @@ let package = Package(
         .library(name: "ContentHash", targets: ["ContentHash"]),
         .library(name: "FetchPredicate", targets: ["FetchPredicate"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries (Debian packages), each behind its own C module.
@@ -57,6 +59,18 @@ let package = Package(
             plugins: ["EmbedSchema"]
         ),
 
+        // Layer 2: the sync worker — mirrors a watched folder into a library by content hash.
+        .target(
+            name: "SyncWorker",
+            dependencies: [
+                "PhotoLibrary",
+                "MediaProbe",
+                "ContentHash",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -80,6 +94,12 @@ let package = Package(
         .testTarget(
             name: "PhotosyncCommandTests",
             dependencies: ["photosync", "PhotoLibrary", "SeededRandom"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SyncWorkerTests",
+            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
