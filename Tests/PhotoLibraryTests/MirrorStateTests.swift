@@ -47,7 +47,7 @@ struct MirrorStateTests {
             mirror.recordSyncCookie("cookie-1")
         }
         #expect(try library.currentChangeToken == token)
-        #expect(try library.fetchPersistentChanges(since: token).count == 0)
+        #expect(Array(try library.fetchPersistentChanges(since: token)).isEmpty)
         let root = try #require(try library.fetchMirrorRoot(path: "/some/root"))
         #expect(root.lastSyncCookie == "cookie-1")
         #expect(try library.fetchMirrorState(root: root).files.count == 1)
@@ -56,11 +56,12 @@ struct MirrorStateTests {
     @Test("A cookie recorded through another handle wakes a waiter; an unrecorded one times out")
     func cookieWaiter() async throws {
         let test = try TestLibrary()
-        let other = try PhotoLibrary(url: test.library.url)
-        async let waited = test.library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(30))
+        let library = test.library
+        let other = try PhotoLibrary(url: library.url)
+        async let waited = library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(30))
         try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
         #expect(try await waited)
-        #expect(try await !test.library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
+        #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
     }
 
     @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state")
