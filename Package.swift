@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ContentHash", targets: ["ContentHash"]),
         .library(name: "FetchPredicate", targets: ["FetchPredicate"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -43,6 +44,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
+        .target(name: "FolderWatch", swiftSettings: strict),
 
         // Layer 1: the embeddable photo library (store, model, fetching, changes, journal).
         .target(
@@ -95,6 +98,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        // FolderWatch tests: real temporary folders, real inotify.
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         .target(
             name: "LibraryTestSupport",
