@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ContentHash", targets: ["ContentHash"]),
         .library(name: "FetchPredicate", targets: ["FetchPredicate"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
@@ -45,6 +46,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
+        .target(name: "FolderWatch", swiftSettings: strict),
 
         // Layer 1: the embeddable photo library (store, model, fetching, changes, journal).
         .target(
@@ -66,6 +69,7 @@ let package = Package(
                 "PhotoLibrary",
                 "MediaProbe",
                 "ContentHash",
+                "FolderWatch",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -115,6 +119,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        // FolderWatch tests: real temporary folders, real inotify.
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         .target(
             name: "LibraryTestSupport",
