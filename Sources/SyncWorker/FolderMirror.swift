@@ -1,5 +1,7 @@
 public import Foundation
 public import PhotoLibrary
+import FolderWatch
+import Synchronization
 
 /// Mirrors a folder of photos and videos into a library, by content hash, keeping identities across
 /// renames and moves, and never destructive when the folder misbehaves.
@@ -14,11 +16,25 @@ public final class FolderMirror: Sendable {
     public let root: URL
     public let options: FolderMirrorOptions
     let engine: MirrorEngine
+    /// How many ``watch(progress:onEvent:)`` loops run (``sync()`` uses cookies while one does).
+    let watching = Mutex(0)
 
     /// Prepares a mirror of `root` into `library`. Nothing is read or written until a pass runs.
     ///
     /// - Throws: ``SyncError/Kind/rootMissing`` when `root` is not an existing directory.
-    public init(library: PhotoLibrary, root: URL, options: FolderMirrorOptions = .init()) throws(SyncError) {
+    public convenience init(library: PhotoLibrary, root: URL, options: FolderMirrorOptions = .init()) throws(SyncError) {
+        try self.init(library: library, root: root, options: options, hooks: WatchHooks())
+    }
+
+    /// Hooks into the watcher, for tests that need to hold its events (queue overflows).
+    struct WatchHooks: Sendable {
+        var configure: @Sendable (inout FolderWatchOptions) -> Void = { _ in }
+        var started: @Sendable (FolderWatcher) -> Void = { _ in }
+    }
+
+    let hooks: WatchHooks
+
+    init(library: PhotoLibrary, root: URL, options: FolderMirrorOptions, hooks: WatchHooks) throws(SyncError) {
         let path = root.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -28,6 +44,7 @@ public final class FolderMirror: Sendable {
         self.root = URL(fileURLWithPath: path, isDirectory: true)
         self.options = options
         self.engine = MirrorEngine(library: library, root: path, options: options)
+        self.hooks = hooks
     }
 
     /// One full pass: walks the tree (stat only), hashes what is new or changed since the stat cache, and
