@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "ContentHash", targets: ["ContentHash"]),
         .library(name: "FetchPredicate", targets: ["FetchPredicate"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "FolderWatch", targets: ["FolderWatch"]),
+        .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -45,6 +47,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
+        .target(name: "FolderWatch", swiftSettings: strict),
 
         // Layer 1: the embeddable photo library (store, model, fetching, changes, journal).
         .target(
@@ -57,6 +61,19 @@ let package = Package(
             ],
             swiftSettings: strict,
             plugins: ["EmbedSchema"]
+        ),
+
+        // Layer 2: the sync worker — mirrors a watched folder into a library by content hash.
+        .target(
+            name: "SyncWorker",
+            dependencies: [
+                "PhotoLibrary",
+                "MediaProbe",
+                "ContentHash",
+                "FolderWatch",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
         ),
 
         // Layer 3: the command-line tool; a thin @main over a testable library.
@@ -86,6 +103,12 @@ let package = Package(
             dependencies: ["photosync", "PhotoLibrary", "SeededRandom"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "SyncWorkerTests",
+            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
@@ -99,6 +122,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
+        // FolderWatch tests: real temporary folders, real inotify.
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         .target(
             name: "LibraryTestSupport",

@@ -37,6 +37,7 @@ extension ChangeSession {
     func finish() throws -> CommittedTransaction? {
         if let firstError { throw firstError }
         try writePendingAssets()
+        for write in mirrorWrites { try write(db) }
         var afterAssets = try fetchAssetsAfter()
         if try maintainBursts(afterAssets) {
             afterAssets = try fetchAssetsAfter()

@@ -36,6 +36,11 @@ final class ChangeSession: @unchecked Sendable {
     var listMembershipChanged: Set<Int64> = []
     /// Content hashes of copied originals that may have lost their last reference.
     var releasedOriginals: Set<String> = []
+    /// Mirror state writes (``MirrorChangeRequest``), run when the block ends, once the assets they refer to
+    /// are in the database. Bookkeeping: never journaled.
+    var mirrorWrites: [(Database) throws -> Void] = []
+    /// Whether the block records a sync cookie: waiters in other processes are then notified after the commit.
+    var mirrorCookieRecorded = false
 
     init(db: Database, library: PhotoLibrary, author: String) {
         self.db = db

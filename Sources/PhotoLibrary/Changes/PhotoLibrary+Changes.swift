@@ -60,6 +60,9 @@ extension PhotoLibrary {
     struct CommittedWrite: Sendable {
         let transaction: CommittedTransaction?
         let releasedOriginals: Set<String>
+        /// Set when a sync cookie was recorded (mirror state, not journaled) and no transaction was: waiters
+        /// must still be woken. The library's last journal sequence.
+        let cookieSequence: Int64?
     }
 
     private func runChangeBlock(_ db: Database, author: String, _ changes: () throws -> Void) throws -> CommittedWrite {
@@ -71,12 +74,16 @@ extension PhotoLibrary {
         if let transaction {
             try applyRetentionIfDue(db, sequence: transaction.sequence)
         }
-        return CommittedWrite(transaction: transaction, releasedOriginals: session.releasedOriginals)
+        return CommittedWrite(
+            transaction: transaction, releasedOriginals: session.releasedOriginals,
+            cookieSequence: transaction == nil && session.mirrorCookieRecorded ? try Self.journalSequence(db) : nil)
     }
 
     private func afterCommit(_ committed: CommittedWrite) {
         if let transaction = committed.transaction {
             notifier.didCommit(sequence: transaction.sequence)
+        } else if let sequence = committed.cookieSequence {
+            notifier.didCommit(sequence: sequence)
         }
         if !committed.releasedOriginals.isEmpty {
             removeOriginalsIfUnreferenced(committed.releasedOriginals)

@@ -1,0 +1,40 @@
+/// A change under a watched folder, as ``FolderWatcher/events`` reports it.
+///
+/// Paths are relative to the watched root, "/"-separated, without a leading slash ("" is the root itself).
+/// Events are hints in kernel order: the consumer looks at the file system again (stat, list) before acting.
+public enum FolderWatchEvent: Sendable, Hashable {
+    /// A file was created, closed after writing, had its attributes changed, or was moved in from outside
+    /// the tree: stat it again.
+    ///
+    /// Also sent for anything that is not a directory (a symbolic link, a hard link made with `ln`, a FIFO):
+    /// the consumer's stat decides what it is.
+    case fileChanged(String)
+
+    /// A file or directory vanished (deleted, or moved out of the tree). For a directory, everything below it
+    /// vanished with it.
+    case removed(String)
+
+    /// A rename inside the tree, paired by the inotify cookie (a file or a whole directory).
+    ///
+    /// After a directory rename every watch below it reports paths under `to`; no watch is added again.
+    case moved(from: String, to: String, isDirectory: Bool)
+
+    /// A directory appeared (created, or moved in from outside): scan it whole, since files may have been
+    /// written before its watch existed. Its watches (recursive) are already added when this is sent.
+    case directoryAppeared(String)
+
+    /// Events may have been lost under this directory ("" = the root): the queue overflowed (IN_Q_OVERFLOW),
+    /// or a watch could not be added. The consumer rescans that subtree.
+    ///
+    /// After an overflow the watcher has already walked the whole tree again and watches every directory in
+    /// it when this is sent, so a rescan started on receipt misses nothing.
+    case rescanNeeded(String, reason: String)
+
+    /// The root itself was deleted, moved away or unmounted (IN_DELETE_SELF/IN_MOVE_SELF/IN_UNMOUNT on root).
+    /// The last event: the stream finishes after it.
+    case rootGone
+
+    /// The watch limit is exhausted: coverage is partial from now on. `message` names the sysctl to raise
+    /// (`sysctl fs.inotify.max_user_watches=…`, and how to make it permanent). Sent once per watcher.
+    case watchLimitReached(watchedDirectories: Int, message: String)
+}

@@ -1,0 +1,38 @@
+/// How a ``FolderWatcher`` chooses what to watch.
+public struct FolderWatchOptions: Sendable {
+    /// Paths (relative to the root, "/"-separated, no leading slash) the watcher neither watches nor reports.
+    ///
+    /// Called on the watcher's reader thread for every directory found and every event's path, so it should be
+    /// fast and must not block. An ignored directory gets no watch, and nothing below it is reported. The root
+    /// itself is never asked about.
+    public var isIgnored: @Sendable (_ relativePath: String, _ isDirectory: Bool) -> Bool
+
+    /// At most this many directories are watched (nil: as many as the kernel allows). Past it, or when the
+    /// kernel's limit (fs.inotify.max_user_watches, ENOSPC) is reached, `.watchLimitReached` is sent once.
+    ///
+    /// Directories that could not get a watch are not reported again: changes inside them are only found by
+    /// the consumer's periodic rescans. The watcher keeps trying to watch directories that appear later (the
+    /// kernel's limit is shared with other programs and may free up), without sending the event again.
+    public var maximumWatchCount: Int?
+
+    /// For tests of queue overflows: the reader thread reads nothing until ``FolderWatcher/resumeReading()``,
+    /// so the kernel's queue (fs.inotify.max_queued_events) can be filled deterministically.
+    package var holdsEventsUntilResumed = false
+
+    /// How long an unpaired `IN_MOVED_FROM` waits for its `IN_MOVED_TO` after the read that delivered it before
+    /// it is reported as `.removed`.
+    package var moveGracePeriod: Duration = .milliseconds(10)
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - isIgnored: paths neither watched nor reported; by default nothing is ignored.
+    ///   - maximumWatchCount: the most directories watched; by default as many as the kernel allows.
+    public init(
+        isIgnored: @escaping @Sendable (String, Bool) -> Bool = { _, _ in false },
+        maximumWatchCount: Int? = nil
+    ) {
+        self.isIgnored = isIgnored
+        self.maximumWatchCount = maximumWatchCount
+    }
+}

@@ -1,0 +1,546 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The state machine behind a ``FolderWatcher``: the inotify descriptor, the tree of watched directories, the
+/// pairing of renames, and the queue of events not yet sent.
+///
+/// Not thread-safe, by design: the initialiser's thread uses it until the watcher starts its reader thread,
+/// and only that thread uses it afterwards (see ``WatchEngine/Transfer``).
+final class WatchEngine {
+    /// Moves the engine to the reader thread. `@unchecked Sendable` is safe because the sender never touches
+    /// the engine again once it is handed over: ``FolderWatcher/init(root:options:)`` creates it, runs the
+    /// initial walk, and gives it to the one thread that runs ``run()``.
+    struct Transfer: @unchecked Sendable {
+        let engine: WatchEngine
+    }
+
+    /// An event waiting in ``queue``: ready to send, or the first half of a rename still waiting for its pair.
+    enum QueueItem {
+        case event(FolderWatchEvent)
+        case unpairedMove(cookie: UInt32)
+    }
+
+    /// The first half of a rename (`IN_MOVED_FROM`).
+    struct PendingMove {
+        let path: String
+        let isDirectory: Bool
+        /// The watch of the directory that moved, when it is a watched directory.
+        let descriptor: Int32?
+        /// Set when the read that delivered it is processed: after this instant it counts as moved away.
+        var deadline: ContinuousClock.Instant?
+    }
+
+    static let readBufferSize = 64 * 1024
+
+    let root: String
+    let descriptor: Int32
+    let options: FolderWatchOptions
+    let continuation: AsyncStream<FolderWatchEvent>.Continuation
+    let control: WatcherControl
+
+    private(set) var tree = WatchTree()
+    private var queue: [QueueItem] = []
+    private var pendingMoves: [UInt32: PendingMove] = [:]
+    private var limitReported = false
+    private var lastAppended: FolderWatchEvent?
+    private(set) var isFinished = false
+
+    /// Creates the inotify instance and watches `root` (a canonical absolute path) and every directory below
+    /// it that is not ignored.
+    ///
+    /// - Throws: ``FolderWatchError`` when inotify cannot be used or the root cannot be watched.
+    /// - Complexity: O(entries of every directory of the tree).
+    init(
+        root: String, givenPath: String, options: FolderWatchOptions,
+        continuation: AsyncStream<FolderWatchEvent>.Continuation, control: WatcherControl
+    ) throws(FolderWatchError) {
+        self.root = root
+        self.options = options
+        self.continuation = continuation
+        self.control = control
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard descriptor >= 0 else {
+            let code = errno
+            throw FolderWatchError(
+                kind: .inotifyUnavailable, path: givenPath, errno: code,
+                message: code == EMFILE
+                    ? "cannot create an inotify instance: the limit fs.inotify.max_user_instances "
+                        + "(\(Self.readSysctl("max_user_instances").map(String.init) ?? "?")) is reached"
+                    : "cannot create an inotify instance")
+        }
+        self.descriptor = descriptor
+        let rootDescriptor = inotify_add_watch(descriptor, root, InotifyMask.directoryWatch & ~UInt32(IN_DONT_FOLLOW))
+        guard rootDescriptor >= 0 else {
+            let code = errno
+            close(descriptor)
+            switch code {
+            case ENOENT: throw FolderWatchError(kind: .rootMissing, path: givenPath, errno: code, message: "the folder does not exist")
+            case ENOTDIR: throw FolderWatchError(kind: .notADirectory, path: givenPath, errno: code, message: "not a folder")
+            case EACCES: throw FolderWatchError(kind: .rootUnreadable, path: givenPath, errno: code, message: "cannot watch the folder")
+            case ENOSPC:
+                throw FolderWatchError(
+                    kind: .inotifyUnavailable, path: givenPath, errno: code,
+                    message: "no inotify watch is left for the folder. " + Self.kernelLimitAdvice())
+            default: throw FolderWatchError(kind: .inotifyUnavailable, path: givenPath, errno: code, message: "cannot watch the folder")
+            }
+        }
+        tree.setRoot(rootDescriptor)
+        walk(from: rootDescriptor, path: "", mode: .fresh)
+        publishCount()
+        flush()
+    }
+
+    // MARK: - The reader loop
+
+    /// Reads and translates events until the watcher is stopped or the root is gone; then closes the inotify
+    /// descriptor (which removes every watch) and finishes the stream.
+    func run() {
+        defer {
+            close(descriptor)
+            control.watchedDirectories.store(0, ordering: .relaxed)
+            continuation.finish()
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 8)
+        defer { buffer.deallocate() }
+        var holding = options.holdsEventsUntilResumed
+        while !isFinished {
+            var fds = [
+                pollfd(fd: holding ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: control.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, pollTimeout())
+            if ready < 0 && errno != EINTR { return }
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(control.wakeDescriptor, &drain, drain.count) > 0 {}
+                let state = control.state.withLock { $0 }
+                if state.stopRequested { return }
+                if state.resumeRequested { holding = false }
+            }
+            if !holding && fds[0].revents != 0 {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    let deadline = ContinuousClock.now + options.moveGracePeriod
+                    for cookie in pendingMoves.keys where pendingMoves[cookie]?.deadline == nil {
+                        pendingMoves[cookie]?.deadline = deadline
+                    }
+                }
+            }
+            if !isFinished { resolveExpiredMoves() }
+            flush()
+        }
+    }
+
+    /// -1 (wait forever) unless a rename waits for its pair: then the milliseconds until its deadline.
+    private func pollTimeout() -> Int32 {
+        guard let deadline = pendingMoves.values.compactMap(\.deadline).min() else {
+            return pendingMoves.isEmpty ? -1 : 0
+        }
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        if remaining <= .zero { return 0 }
+        let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: milliseconds + 1)
+    }
+
+    /// Parses one read(2) of `inotify_event` records.
+    private func process(_ bytes: UnsafeRawBufferPointer) {
+        lastAppended = nil
+        var offset = 0
+        while offset + 16 <= bytes.count, !isFinished {
+            let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            let cookie = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
+            let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+            let nameStart = offset + 16
+            let nameEnd = min(bytes.count, nameStart + length)
+            let name = String(decoding: bytes[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
+            handle(watch: watch, mask: mask, cookie: cookie, name: name)
+            offset = nameStart + length
+        }
+        #if DEBUG
+        tree.checkInvariants()
+        #endif
+    }
+
+    // MARK: - Translating one event
+
+    private func handle(watch: Int32, mask: UInt32, cookie: UInt32, name: String) {
+        if mask & InotifyMask.queueOverflow != 0 {
+            handleOverflow()
+            return
+        }
+        guard let directoryPath = tree.path(of: watch) else { return }  // a watch already removed
+        let selfMask = InotifyMask.deleteSelf | InotifyMask.moveSelf | InotifyMask.unmount | InotifyMask.ignored
+        if watch == tree.rootDescriptor {
+            if mask & selfMask != 0 {
+                rootGone()
+                return
+            }
+        } else if mask & InotifyMask.unmount != 0 {
+            handleUnmount(of: watch, path: directoryPath)
+            return
+        } else if mask & InotifyMask.ignored != 0 {
+            // The directory was deleted (its parent reports that) or its watch was removed.
+            removeWatches(tree.removeSubtree(watch).dropFirst())
+            publishCount()
+            return
+        } else if mask & (InotifyMask.deleteSelf | InotifyMask.moveSelf) != 0 {
+            return  // Reported through the parent's IN_DELETE / IN_MOVED_FROM.
+        }
+        guard !name.isEmpty else { return }
+        let path = directoryPath.isEmpty ? name : directoryPath + "/" + name
+        let isDirectory = mask & InotifyMask.isDirectory != 0
+        let ignored = options.isIgnored(path, isDirectory)
+
+        if mask & InotifyMask.movedFrom != 0 {
+            guard !ignored else { return }  // An ignored source: its IN_MOVED_TO counts as a move in.
+            pendingMoves[cookie] = PendingMove(
+                path: path, isDirectory: isDirectory,
+                descriptor: isDirectory ? tree.child(of: watch, named: name) : nil)
+            queue.append(.unpairedMove(cookie: cookie))
+            lastAppended = nil
+        } else if mask & InotifyMask.movedTo != 0 {
+            if let source = pendingMoves.removeValue(forKey: cookie) {
+                completeMove(source, cookie: cookie, into: watch, name: name, path: path, ignored: ignored)
+            } else if !ignored {
+                arrived(in: watch, name: name, path: path, isDirectory: isDirectory)
+            }
+        } else if ignored {
+            return
+        } else if mask & InotifyMask.create != 0 {
+            arrived(in: watch, name: name, path: path, isDirectory: isDirectory)
+        } else if mask & (InotifyMask.closeWrite | InotifyMask.attributes) != 0 {
+            if !isDirectory {
+                append(.fileChanged(path))
+            } else if tree.child(of: watch, named: name) == nil {
+                // A directory that could not be watched before (permissions) may be watchable now.
+                arrived(in: watch, name: name, path: path, isDirectory: true)
+            }
+        } else if mask & InotifyMask.delete != 0 {
+            if isDirectory, let child = tree.child(of: watch, named: name) {
+                // The kernel drops the deleted directory's own watch; anything left below it is stale.
+                removeWatches(tree.removeSubtree(child).dropFirst())
+                publishCount()
+            }
+            append(.removed(path))
+        }
+    }
+
+    /// Something appeared at `path`: created, or moved in from outside the tree (or from an ignored name).
+    private func arrived(in parent: Int32, name: String, path: String, isDirectory: Bool) {
+        if isDirectory {
+            if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
+                walk(from: child, path: path, mode: .fresh)
+                publishCount()
+                append(.directoryAppeared(path))
+            }
+        } else {
+            append(.fileChanged(path))
+        }
+    }
+
+    /// The second half of a rename whose first half was seen: a move inside the tree.
+    private func completeMove(
+        _ source: PendingMove, cookie: UInt32, into parent: Int32, name: String, path: String, ignored: Bool
+    ) {
+        let resolution: FolderWatchEvent
+        if ignored {
+            // Renamed to an ignored name: gone, as far as the consumer is concerned.
+            resolution = .removed(source.path)
+            if let moved = source.descriptor, tree.contains(moved) {
+                removeWatches(tree.removeSubtree(moved))
+                publishCount()
+            }
+        } else {
+            resolution = .moved(from: source.path, to: path, isDirectory: source.isDirectory)
+        }
+        if let index = queue.firstIndex(where: { if case .unpairedMove(cookie) = $0 { true } else { false } }) {
+            queue[index] = .event(resolution)
+        } else {
+            append(resolution)
+        }
+        guard source.isDirectory, !ignored else { return }
+        if let moved = source.descriptor, tree.contains(moved), !tree.isAncestor(moved, of: parent) {
+            // One re-link moves every watch below it; then the rules are applied at the new place.
+            removeWatches(tree.move(moved, to: parent, name: name))
+            walk(from: moved, path: path, mode: .afterMove)
+            publishCount()
+        } else if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
+            walk(from: child, path: path, mode: .fresh)
+            publishCount()
+            append(.directoryAppeared(path))
+        }
+    }
+
+    /// First halves of renames whose pair did not come in time: moved out of the tree.
+    ///
+    /// A deadline only counts once the kernel's queue is drained (the pair may be in the next read), or
+    /// half a second after it, so a flood of events cannot hold the queue forever.
+    private func resolveExpiredMoves(force: Bool = false) {
+        guard !pendingMoves.isEmpty else { return }
+        let now = ContinuousClock.now
+        var expired = pendingMoves.filter { _, move in
+            force || (move.deadline.map { $0 <= now } ?? false)
+        }
+        guard !expired.isEmpty else { return }
+        if !force {
+            var readable = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&readable, 1, 0) > 0 {
+                expired = expired.filter { _, move in
+                    move.deadline.map { $0 + .milliseconds(500) <= now } ?? false
+                }
+            }
+        }
+        for (cookie, move) in expired {
+            pendingMoves[cookie] = nil
+            if let moved = move.descriptor, tree.contains(moved) {
+                removeWatches(tree.removeSubtree(moved))
+                publishCount()
+            }
+            if let index = queue.firstIndex(where: { if case .unpairedMove(cookie) = $0 { true } else { false } }) {
+                queue[index] = .event(.removed(move.path))
+            }
+        }
+    }
+
+    // MARK: - Special events
+
+    private func handleOverflow() {
+        resolveExpiredMoves(force: true)
+        // Directories may have come and gone unseen: walk the whole tree again, keeping the watches that are
+        // still right, adding the missing ones and dropping the ones whose directory is gone.
+        var visited: Set<Int32> = [tree.rootDescriptor]
+        walk(from: tree.rootDescriptor, path: "", mode: .resync, visited: &visited)
+        for stale in tree.nodes.keys where !visited.contains(stale) && tree.contains(stale) {
+            removeWatches(tree.removeSubtree(stale))
+        }
+        publishCount()
+        let limit = Self.readSysctl("max_queued_events").map(String.init) ?? "?"
+        append(.rescanNeeded("", reason: "the kernel's inotify event queue overflowed (fs.inotify.max_queued_events = \(limit)); events were lost"))
+    }
+
+    /// A file system mounted below the root was unmounted: watch the directory underneath instead.
+    private func handleUnmount(of watch: Int32, path: String) {
+        let node = tree.nodes[watch]
+        tree.removeSubtree(watch)
+        if let parent = node?.parent, tree.contains(parent), let name = node?.name {
+            if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
+                walk(from: child, path: path, mode: .fresh)
+            }
+        }
+        publishCount()
+        append(.rescanNeeded(path, reason: "the file system mounted here was unmounted"))
+    }
+
+    private func rootGone() {
+        resolveExpiredMoves(force: true)
+        append(.rootGone)
+        isFinished = true
+        flush()
+        control.requestStop()
+    }
+
+    private func reportLimit(kernel: Bool) {
+        guard !limitReported else { return }
+        limitReported = true
+        let message: String
+        if kernel {
+            message = "inotify watch limit reached: \(tree.count) folders are watched; changes in the others are "
+                + "only found by periodic rescans. " + Self.kernelLimitAdvice()
+        } else {
+            message = "the configured maximum of \(options.maximumWatchCount ?? 0) watched folders is reached; changes "
+                + "in the others are only found by periodic rescans. Raise maximumWatchCount, and if the kernel's "
+                + "limit is lower, fs.inotify.max_user_watches (currently "
+                + "\(Self.readSysctl("max_user_watches").map(String.init) ?? "unknown"))."
+        }
+        append(.watchLimitReached(watchedDirectories: tree.count, message: message))
+    }
+
+    /// Names the sysctl, its current value, the command that raises it and how to keep it after a reboot.
+    static func kernelLimitAdvice() -> String {
+        let current = readSysctl("max_user_watches")
+        var suggested = 524_288
+        if let current { while suggested <= current * 2 { suggested *= 2 } }
+        return "fs.inotify.max_user_watches is \(current.map(String.init) ?? "unknown"); raise it with "
+            + "`sudo sysctl fs.inotify.max_user_watches=\(suggested)` and make it permanent with "
+            + "`echo fs.inotify.max_user_watches=\(suggested) | sudo tee /etc/sysctl.d/90-photosync-inotify.conf`."
+    }
+
+    /// Reads /proc/sys/fs/inotify/`name`.
+    static func readSysctl(_ name: String) -> Int? {
+        guard let file = fopen("/proc/sys/fs/inotify/" + name, "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 64)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Int(text.trimmingSpaces)
+    }
+
+    // MARK: - Watches
+
+    enum AddResult {
+        /// A new watch, or a known one that was found at another place and moved here: list it.
+        case added(Int32)
+        /// Already watched at exactly this place.
+        case known(Int32)
+        case failed
+    }
+
+    /// Watches one directory (not its subdirectories).
+    private func addWatch(parent: Int32, name: String, path: String) -> AddResult {
+        if let maximum = options.maximumWatchCount, tree.count >= maximum, tree.child(of: parent, named: name) == nil {
+            reportLimit(kernel: false)
+            return .failed
+        }
+        let watch = inotify_add_watch(descriptor, absolutePath(path), InotifyMask.directoryWatch)
+        guard watch >= 0 else {
+            let code = errno
+            switch code {
+            case ENOSPC: reportLimit(kernel: true)
+            case ENOENT, ENOTDIR, ELOOP: break  // Gone or replaced since: its own events follow.
+            default:
+                append(.rescanNeeded(path, reason: "cannot watch this folder: \(String(cString: strerror(code)))"))
+            }
+            return .failed
+        }
+        if tree.contains(watch) {
+            if tree.child(of: parent, named: name) == watch { return .known(watch) }
+            // The same directory is already watched at another place. Below itself it is a bind mount loop:
+            // not followed. Elsewhere, its old place is stale (a rename whose halves were lost): move it.
+            if tree.isAncestor(watch, of: parent) { return .failed }
+            removeWatches(tree.move(watch, to: parent, name: name))
+            return .added(watch)
+        }
+        removeWatches(tree.insert(watch, parent: parent, name: name))
+        return .added(watch)
+    }
+
+    /// How ``walk(from:path:mode:visited:)`` treats the directories it finds.
+    enum WalkMode {
+        /// Below a directory just watched: watch every directory that is not ignored.
+        case fresh
+        /// Below a directory just moved inside the tree, where the ignore rules may decide differently: drop the
+        /// watches of directories ignored at their new place, watch (and report as `.directoryAppeared`) the
+        /// directories no longer ignored, keep the rest.
+        case afterMove
+        /// After an overflow: check every directory again, keeping right watches, adding missing ones, and
+        /// collecting every watched one in `visited`.
+        case resync
+    }
+
+    /// Walks the directories below `start` (not following symbolic links), watching them as `mode` says.
+    ///
+    /// - Complexity: O(entries of the directories listed).
+    private func walk(from start: Int32, path: String, mode: WalkMode) {
+        var visited: Set<Int32> = []
+        walk(from: start, path: path, mode: mode, visited: &visited)
+    }
+
+    private func walk(from start: Int32, path: String, mode: WalkMode, visited: inout Set<Int32>) {
+        var stack = [(start, path)]
+        while let (directory, directoryPath) = stack.popLast() {
+            guard let names = listSubdirectories(directoryPath) else { continue }
+            for name in names {
+                let childPath = directoryPath.isEmpty ? name : directoryPath + "/" + name
+                let known = tree.child(of: directory, named: name)
+                if options.isIgnored(childPath, true) {
+                    if let known { removeWatches(tree.removeSubtree(known)) }
+                    continue
+                }
+                switch mode {
+                case .fresh:
+                    if case .added(let child) = addWatch(parent: directory, name: name, path: childPath) {
+                        stack.append((child, childPath))
+                    }
+                case .afterMove:
+                    if let known {
+                        stack.append((known, childPath))
+                    } else if case .added(let child) = addWatch(parent: directory, name: name, path: childPath) {
+                        walk(from: child, path: childPath, mode: .fresh)
+                        append(.directoryAppeared(childPath))
+                    }
+                case .resync:
+                    switch addWatch(parent: directory, name: name, path: childPath) {
+                    case .added(let child), .known(let child):
+                        visited.insert(child)
+                        stack.append((child, childPath))
+                    case .failed:
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    /// The names of the subdirectories of `path` (symbolic links are not directories here), or nil when it
+    /// cannot be listed (reported as `.rescanNeeded` unless it is simply gone).
+    private func listSubdirectories(_ path: String) -> [String]? {
+        let absolute = absolutePath(path)
+        guard let directory = opendir(absolute) else {
+            let code = errno
+            if code != ENOENT && code != ENOTDIR {
+                append(.rescanNeeded(path, reason: "cannot list this folder: \(String(cString: strerror(code)))"))
+            }
+            return nil
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let type = Int(entry.pointee.d_type)
+            guard type == DT_DIR || type == DT_UNKNOWN else { continue }
+            let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            if type == DT_UNKNOWN {
+                var info = stat()
+                guard lstat(absolute + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    private func removeWatches(_ descriptors: some Sequence<Int32>) {
+        for watch in descriptors { inotify_rm_watch(descriptor, watch) }
+    }
+
+    private func absolutePath(_ path: String) -> String {
+        path.isEmpty ? root : (root == "/" ? "/" + path : root + "/" + path)
+    }
+
+    private func publishCount() {
+        control.watchedDirectories.store(tree.count, ordering: .relaxed)
+    }
+
+    // MARK: - Sending
+
+    /// Queues an event; a `.fileChanged` equal to the one queued just before it in the same read is dropped.
+    private func append(_ event: FolderWatchEvent) {
+        if case .fileChanged = event, event == lastAppended { return }
+        queue.append(.event(event))
+        lastAppended = event
+    }
+
+    /// Sends the queued events up to the first rename still waiting for its pair, so order is kept.
+    private func flush() {
+        var sent = 0
+        for item in queue {
+            guard case .event(let event) = item else { break }
+            continuation.yield(event)
+            sent += 1
+        }
+        queue.removeFirst(sent)
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: Substring {
+        let utf8 = self.utf8
+        let start = utf8.firstIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 } ?? utf8.endIndex
+        let end = utf8.lastIndex { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 }.map { utf8.index(after: $0) } ?? start
+        return self[start..<max(start, end)]
+    }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+
+/// A folder a sync worker mirrors into the library, as the library records it.
+///
+/// Mirror state is bookkeeping: it is written in the same transaction as the asset changes it describes,
+/// and never appears in the change history (observers and change tokens don't see it).
+public struct MirrorRoot: Sendable, Hashable {
+    /// The root's absolute, standardized path: its identity.
+    public let path: String
+    /// The device (`st_dev`) the root was on when it was last scanned; nil before the first scan.
+    public let device: UInt64?
+    /// When the last full scan started and ended.
+    public let lastScanStart: Date?
+    public let lastScanEnd: Date?
+    /// The last scan's summary, as the sync worker encoded it (JSON).
+    public let lastScanSummary: String?
+    /// The last sync cookie the watcher of this root processed (see the sync worker's barrier).
+    public let lastSyncCookie: String?
+
+    /// The internal row id.
+    let rowID: Int64
+}
+
+/// What `stat` said about a mirrored file when it was last hashed: the stat cache's key.
+public struct FileStamp: Sendable, Hashable, Codable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    /// Modification time, nanoseconds since 1970.
+    public var mtimeNs: Int64
+    /// Status change time, nanoseconds since 1970.
+    public var ctimeNs: Int64
+
+    public init(device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64, ctimeNs: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mtimeNs = mtimeNs
+        self.ctimeNs = ctimeNs
+    }
+
+    /// Whether two stamps describe the same file with the same content, wherever it is now: same device,
+    /// inode, size and modification time. (A rename changes the ctime, not these.)
+    public func isSameFileUnchanged(as other: FileStamp) -> Bool {
+        device == other.device && inode == other.inode && size == other.size && mtimeNs == other.mtimeNs
+    }
+}
+
+/// One mirrored file: its path in the root, its stat cache entry and the asset it became.
+public struct MirroredFile: Sendable, Hashable {
+    /// `/`-separated path relative to the root.
+    public var relativePath: String
+    public var stamp: FileStamp
+    /// XXH3-128 of the content, 32 lowercase hexadecimal digits.
+    public var contentHash: String
+    /// The asset's local identifier; nil when the asset was deleted from the library by someone else.
+    public var assetIdentifier: String?
+
+    public init(relativePath: String, stamp: FileStamp, contentHash: String, assetIdentifier: String?) {
+        self.relativePath = relativePath
+        self.stamp = stamp
+        self.contentHash = contentHash
+        self.assetIdentifier = assetIdentifier
+    }
+}
+
+/// One mirrored directory: the album and/or folder it became.
+public struct MirroredDirectory: Sendable, Hashable {
+    /// `/`-separated path relative to the root; empty for the root itself.
+    public var relativePath: String
+    /// The directory's device and inode (a renamed directory keeps them).
+    public var device: UInt64?
+    public var inode: UInt64?
+    /// The album holding the directory's own media, if it has any.
+    public var albumIdentifier: String?
+    /// The folder mirroring the directory's subdirectories, if it has media below it.
+    public var folderIdentifier: String?
+
+    public init(
+        relativePath: String, device: UInt64? = nil, inode: UInt64? = nil, albumIdentifier: String? = nil,
+        folderIdentifier: String? = nil
+    ) {
+        self.relativePath = relativePath
+        self.device = device
+        self.inode = inode
+        self.albumIdentifier = albumIdentifier
+        self.folderIdentifier = folderIdentifier
+    }
+}
+
+/// Everything the library records about one root: its files and directories.
+public struct MirrorState: Sendable {
+    public let root: MirrorRoot
+    /// Every mirrored file, by path order.
+    public let files: [MirroredFile]
+    /// Every mirrored directory, by path order.
+    public let directories: [MirroredDirectory]
+}

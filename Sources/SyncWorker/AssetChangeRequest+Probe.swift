@@ -1,0 +1,31 @@
+public import MediaProbe
+public import PhotoLibrary
+
+extension AssetChangeRequest {
+    /// Sets what a file's headers say on an asset being created or updated: media type and type identifier
+    /// (by content), displayed pixel size, capture date with its UTC offset, file modification date,
+    /// location, duration, media subtypes (panorama, HDR, screenshot, live photo) and burst identifier.
+    ///
+    /// Values the probe could not read or rejected (see ``MediaProbe``'s validation rules) are left at
+    /// their defaults, so a file whose metadata lies is still mirrored with what is known.
+    public func apply(_ probe: ProbeResult) {
+        let metadata = probe.metadata
+        if let format = probe.format {
+            mediaType = format.kind == .video ? .video : .image
+            uniformTypeIdentifier = format.typeIdentifier
+        }
+        pixelWidth = metadata.pixelWidth ?? 0
+        pixelHeight = metadata.pixelHeight ?? 0
+        creationDate = metadata.creationDate
+        creationTimeZoneOffset = metadata.creationDateOffset
+        modificationDate = probe.file?.modificationDate
+        if let position = metadata.location {
+            location = Location(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude)
+        } else {
+            location = nil
+        }
+        duration = metadata.duration ?? 0
+        mediaSubtypes = AssetMediaSubtypes(rawValue: Int(metadata.mediaSubtypes.rawValue))
+        burstIdentifier = metadata.burstIdentifier
+    }
+}

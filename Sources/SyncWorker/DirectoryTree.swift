@@ -1,0 +1,200 @@
+import Foundation
+import PhotoLibrary
+
+/// Keeps albums and folders in the shape of the tree, inside one change block.
+///
+/// ## The rule
+/// - A directory holding media files directly is an **album** titled with the directory's name, holding
+///   those files' assets (in the order they were mirrored).
+/// - A directory (other than the root) with media in its subdirectories is a **folder** of the same name,
+///   holding — first — its own album when it has one, then its subdirectories' albums and folders.
+/// - The root's own album (titled with the root's name) and the collections of its subdirectories are at
+///   the top level.
+/// - A renamed or moved directory (recognised by its device and inode) keeps its album and folder: they are
+///   renamed and moved, identifiers kept. A directory left without media loses its album and folder.
+struct DirectoryTree {
+    let root: String
+    let rootName: String
+    /// The directories' albums and folders; updated as the block goes.
+    var directories: [String: MirroredDirectory]
+    /// File counts after this batch's file changes.
+    let model: MirrorModel
+    let albums: [String: AssetCollection]
+    let folders: [String: CollectionList]
+    /// Directories whose record changed.
+    private(set) var changed = Set<String>()
+
+    private var albumRequests: [String: AssetCollectionChangeRequest] = [:]
+    private var folderRequests: [String: CollectionListChangeRequest] = [:]
+    /// Directories transferred from another path, with the folder that held their top collection before.
+    private var transferred: [(path: String, oldContainer: String?)] = []
+    private let original: [String: MirroredDirectory]
+
+    init(
+        root: String, rootName: String, directories: [String: MirroredDirectory], model: MirrorModel,
+        albums: [String: AssetCollection], folders: [String: CollectionList]
+    ) {
+        self.root = root
+        self.rootName = rootName
+        self.directories = directories
+        self.original = directories
+        self.model = model
+        self.albums = albums
+        self.folders = folders
+    }
+
+    private func absolute(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
+
+    private mutating func albumRequest(_ id: String) -> AssetCollectionChangeRequest? {
+        if let request = albumRequests[id] { return request }
+        guard let album = albums[id] else { return nil }
+        let request = AssetCollectionChangeRequest(for: album)
+        albumRequests[id] = request
+        return request
+    }
+
+    private mutating func folderRequest(_ id: String) -> CollectionListChangeRequest? {
+        if let request = folderRequests[id] { return request }
+        guard let folder = folders[id] else { return nil }
+        let request = CollectionListChangeRequest(for: folder)
+        folderRequests[id] = request
+        return request
+    }
+
+    private func parentFolder(of path: String) -> String? {
+        path.isEmpty ? nil : directories[FileSystem.parent(of: path)]?.folderIdentifier
+    }
+
+    /// Before the file changes: renamed directories take over their album and folder; missing albums and
+    /// folders are created (parents first). `ordered`: the directories concerned, shallowest first.
+    mutating func prepare(_ ordered: [String]) {
+        // Renames: a directory needing collections, without any, whose inode was another recorded directory.
+        for path in ordered where !path.isEmpty && directories[path] == nil {
+            let need = model.needs(path)
+            guard need.album || need.folder, let (stamp, mode) = FileSystem.stamp(absolute(path)), mode == S_IFDIR else { continue }
+            let source = directories.first { other in
+                guard other.key != path, other.value.device == stamp.device, other.value.inode == stamp.inode else { return false }
+                // The old path must be gone (or be another directory now).
+                if let (now, _) = FileSystem.stamp(absolute(other.key)), now.inode == stamp.inode, now.device == stamp.device {
+                    return false
+                }
+                return true
+            }
+            guard let (oldPath, entry) = source else { continue }
+            let oldContainer = oldPath.isEmpty ? nil : original[FileSystem.parent(of: oldPath)]?.folderIdentifier
+            var moved = entry
+            moved.relativePath = path
+            directories[oldPath] = nil
+            directories[path] = moved
+            changed.insert(oldPath)
+            changed.insert(path)
+            let name = FileSystem.name(of: path)
+            if FileSystem.name(of: oldPath) != name {
+                if let album = moved.albumIdentifier { albumRequest(album)?.title = name }
+                if let folder = moved.folderIdentifier { folderRequest(folder)?.title = name }
+            }
+            transferred.append((path, oldContainer))
+        }
+        // Creations, parents first.
+        for path in ordered {
+            let need = model.needs(path)
+            guard need.album || need.folder else { continue }
+            var entry = directories[path] ?? MirroredDirectory(relativePath: path)
+            if entry.device == nil, let (stamp, _) = FileSystem.stamp(absolute(path)) {
+                entry.device = stamp.device
+                entry.inode = stamp.inode
+            }
+            let container = parentFolder(of: path)
+            let title = path.isEmpty ? rootName : FileSystem.name(of: path)
+            if need.folder && entry.folderIdentifier == nil {
+                let request = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: title)
+                if let placeholder = request.placeholderForCreatedCollectionList {
+                    folderRequests[placeholder.localIdentifier] = request
+                    if let container { folderRequest(container)?.addChildCollections([placeholder]) }
+                    if let album = entry.albumIdentifier { request.addChildCollections([ObjectReference(localIdentifier: album)]) }
+                    entry.folderIdentifier = placeholder.localIdentifier
+                }
+            }
+            if need.album && entry.albumIdentifier == nil {
+                let request = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+                if let placeholder = request.placeholderForCreatedAssetCollection {
+                    albumRequests[placeholder.localIdentifier] = request
+                    if let folder = entry.folderIdentifier {
+                        folderRequest(folder)?.insertChildCollections([placeholder], at: IndexSet(integer: 0))
+                    } else if let container {
+                        folderRequest(container)?.addChildCollections([placeholder])
+                    }
+                    entry.albumIdentifier = placeholder.localIdentifier
+                }
+            }
+            if directories[path] != entry {
+                directories[path] = entry
+                changed.insert(path)
+            }
+        }
+        // Renamed directories that changed parent follow into their new parent's folder.
+        for (path, oldContainer) in transferred {
+            guard let entry = directories[path], let top = entry.folderIdentifier ?? entry.albumIdentifier else { continue }
+            let desired = parentFolder(of: path)
+            guard desired != oldContainer else { continue }
+            if let desired {
+                folderRequest(desired)?.addChildCollections([ObjectReference(localIdentifier: top)])
+            } else if let oldContainer {
+                folderRequest(oldContainer)?.removeChildCollections([ObjectReference(localIdentifier: top)])
+            }
+        }
+    }
+
+    /// Puts a new asset into its directory's album.
+    mutating func add(_ asset: String, to directory: String) {
+        guard let album = directories[directory]?.albumIdentifier else { return }
+        albumRequest(album)?.addAssets([ObjectReference(localIdentifier: asset)])
+    }
+
+    /// Moves an asset from the album it was in to its new directory's album (nothing when it is the same
+    /// album, as for a file in a renamed directory).
+    mutating func move(_ asset: String, fromAlbum oldAlbum: String?, to directory: String) {
+        let newAlbum = directories[directory]?.albumIdentifier
+        guard oldAlbum != newAlbum else { return }
+        if let oldAlbum, directories.values.contains(where: { $0.albumIdentifier == oldAlbum }) {
+            albumRequest(oldAlbum)?.removeAssets([ObjectReference(localIdentifier: asset)])
+        }
+        if let newAlbum { albumRequest(newAlbum)?.addAssets([ObjectReference(localIdentifier: asset)]) }
+    }
+
+    /// After the file changes: albums and folders no longer needed are deleted, deepest first. A folder
+    /// going away while its directory keeps its album hands the album to its parent first.
+    mutating func finish(_ deepestFirst: some Sequence<String>) {
+        var deadAlbums: [AssetCollection] = []
+        var deadFolders: [CollectionList] = []
+        for path in deepestFirst {
+            guard var entry = directories[path] else { continue }
+            let need = model.needs(path)
+            if let album = entry.albumIdentifier, !need.album {
+                if let object = albums[album] { deadAlbums.append(object) }
+                entry.albumIdentifier = nil
+            }
+            if let folder = entry.folderIdentifier, !need.folder {
+                if let album = entry.albumIdentifier {
+                    let reference = ObjectReference(localIdentifier: album)
+                    if let container = parentFolder(of: path) {
+                        folderRequest(container)?.addChildCollections([reference])
+                    } else {
+                        folderRequest(folder)?.removeChildCollections([reference])
+                    }
+                }
+                if let object = folders[folder] { deadFolders.append(object) }
+                entry.folderIdentifier = nil
+            }
+            if entry.albumIdentifier == nil && entry.folderIdentifier == nil {
+                directories[path] = nil
+                changed.insert(path)
+            } else if directories[path] != entry {
+                directories[path] = entry
+                changed.insert(path)
+            }
+        }
+        if !deadAlbums.isEmpty { AssetCollectionChangeRequest.deleteAssetCollections(deadAlbums) }
+        if !deadFolders.isEmpty { CollectionListChangeRequest.deleteCollectionLists(deadFolders) }
+    }
+}

@@ -1,0 +1,57 @@
+import ContentHash
+import Foundation
+import MediaProbe
+import PhotoLibrary
+
+/// Probes and hashes one file, with the stat-before/stat-after check.
+enum FileHasher {
+    struct Hashed {
+        let path: String
+        let stamp: FileStamp
+        let hash: String
+        let probe: ProbeResult
+    }
+
+    enum Outcome {
+        case hashed(Hashed)
+        /// Not a photo or video (by content).
+        case notMedia
+        /// Size, mtime or inode moved while it was read: retry once it is quiet.
+        case stillBeingWritten
+        /// It disappeared while being read.
+        case vanished
+        case unreadable(String)
+    }
+
+    /// - Parameters:
+    ///   - stamp: the stamp the walk saw; the file must still have it before and after reading.
+    static func hash(root: String, path: String, stamp: FileStamp, timeZone: TimeZone) -> Outcome {
+        let absolute = root + "/" + path
+        let probe: ProbeResult
+        do {
+            probe = try MediaProbe.probe(fileAt: absolute, timeZone: timeZone)
+        } catch {
+            switch error.reason {
+            case .notFound: return .vanished
+            case .isDirectory, .notRegularFile: return .notMedia
+            case .permissionDenied, .other: return .unreadable(error.description)
+            }
+        }
+        guard probe.isMedia else { return .notMedia }
+        if let opened = probe.file,
+            opened.inode != stamp.inode || opened.size != stamp.size
+                || opened.modificationSeconds * 1_000_000_000 + opened.modificationNanoseconds != stamp.mtimeNs
+        {
+            return .stillBeingWritten
+        }
+        let digest: (hash: ContentHash, byteCount: Int64)
+        do {
+            digest = try ContentHash.ofFile(atPath: absolute)
+        } catch {
+            return error.errno == ENOENT ? .vanished : .unreadable(error.description)
+        }
+        guard let (after, _) = FileSystem.stamp(absolute) else { return .vanished }
+        guard after == stamp, digest.byteCount == stamp.size else { return .stillBeingWritten }
+        return .hashed(Hashed(path: path, stamp: stamp, hash: digest.hash.description, probe: probe))
+    }
+}

@@ -1,0 +1,30 @@
+public import Logging
+
+/// How a ``FolderMirror`` scans, batches, watches and protects a folder. The defaults are issue 5's.
+public struct FolderMirrorOptions: Sendable {
+    /// The author recorded with every transaction the mirror commits.
+    public var author = "photosync"
+    /// How long a path must stay quiet (no event) before the watcher hashes it.
+    public var settleInterval: Duration = .seconds(1)
+    /// A commit holds at most this many file changes…
+    public var batchFileLimit = 500
+    /// …or the changes found within this long, whichever comes first, so tokens advance during long scans.
+    public var batchTimeLimit: Duration = .seconds(1)
+    /// A pass that would delete more than this share of the mirrored assets stops with
+    /// ``SyncError/Kind/massDeletionRefused(wouldDelete:mirrored:limit:)``…
+    public var maximumDeletionShare = 0.5
+    /// …when it would delete at least this many assets (so that deleting 1 of 2 photos is no mass deletion).
+    public var minimumMassDeletion = 10
+    /// Set to confirm a mass deletion explicitly.
+    public var allowMassDeletion = false
+    /// The watcher's periodic full rescan (±10 % jitter), for file systems that send no events; nil for none.
+    public var rescanInterval: Duration? = .seconds(3600)
+    /// Whether the built-in ignore patterns (hidden files, `*.tmp`, `@eaDir`…) apply besides `.photosyncignore`.
+    public var includeDefaultIgnoreRules = true
+    /// Where the mirror reports what it does and what it refused to do.
+    public var logger: Logger
+
+    public init(logger: Logger = Logger(label: "photosync.sync")) {
+        self.logger = logger
+    }
+}

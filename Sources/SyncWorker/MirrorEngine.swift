@@ -1,0 +1,479 @@
+import Foundation
+import Logging
+import MediaProbe
+import PhotoLibrary
+
+/// An album, folder or asset named by its local identifier, for change requests that take any object.
+struct ObjectReference: LibraryObject {
+    let localIdentifier: String
+}
+
+/// The changes of one commit, before they are applied.
+struct Batch {
+    var inserts: [FileHasher.Hashed] = []
+    var updates: [(new: FileHasher.Hashed, old: MirroredFile)] = []
+    /// Same content, new stamp (and possibly a new path, for moves).
+    var restamps: [MirroredFile] = []
+    var moves: [(from: MirroredFile, to: MirroredFile)] = []
+    var deletes: [MirroredFile] = []
+    var cookie: String?
+    var scanRecord: (start: Date, end: Date, summary: String?)?
+    var rootDevice: UInt64?
+    var counts = ScanSummary()
+
+    var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count }
+    var isEmpty: Bool { fileCount == 0 && cookie == nil && scanRecord == nil && rootDevice == nil }
+}
+
+/// The serial core of a ``FolderMirror``: owns the in-memory mirror state and is the only writer of this
+/// root's mirror state, so scans, watch rounds and barriers never interleave.
+actor MirrorEngine {
+    let library: PhotoLibrary
+    let root: String
+    let rootName: String
+    let options: FolderMirrorOptions
+    var logger: Logger { options.logger }
+    private var model: MirrorModel?
+    private(set) var ignore: IgnoreRules
+    /// Files found not to be media, by stamp: not probed again while unchanged.
+    private var notMedia: [String: FileStamp] = [:]
+    /// Files with metadata problems already logged (by path and hash), so each is logged once.
+    private var loggedProblems: Set<String> = []
+    var lastToken: ChangeToken?
+
+    init(library: PhotoLibrary, root: String, options: FolderMirrorOptions) {
+        self.library = library
+        self.root = root
+        self.rootName = URL(fileURLWithPath: root).lastPathComponent
+        self.options = options
+        self.ignore = IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules)
+    }
+
+    // MARK: State
+
+    private func loadedModel() throws(SyncError) -> MirrorModel {
+        if let model { return model }
+        do {
+            let loaded: MirrorModel
+            if let record = try library.fetchMirrorRoot(path: root) {
+                loaded = MirrorModel(try library.fetchMirrorState(root: record))
+            } else {
+                loaded = MirrorModel()
+            }
+            model = loaded
+            return loaded
+        } catch {
+            throw .library(error)
+        }
+    }
+
+    var recordedDevice: UInt64? { (try? library.fetchMirrorRoot(path: root))?.device }
+
+    // MARK: Root checks
+
+    /// Checks the root before a pass: present, a directory, listable.
+    func checkRoot() throws(SyncError) -> FileStamp {
+        guard let (stamp, mode) = FileSystem.stamp(root) else {
+            throw SyncError(.rootMissing, "the folder \(root) does not exist (unmounted?); nothing was deleted")
+        }
+        guard mode == S_IFDIR else {
+            throw SyncError(.rootMissing, "\(root) is not a folder; nothing was deleted")
+        }
+        guard let handle = opendir(root) else {
+            throw SyncError(.rootUnreadable, "the folder \(root) cannot be read (\(String(cString: strerror(errno)))); nothing was deleted")
+        }
+        closedir(handle)
+        return stamp
+    }
+
+    // MARK: Full scan
+
+    func scan(progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) -> ScanSummary {
+        let start = Date()
+        let clock = ContinuousClock.now
+        let rootStamp = try checkRoot()
+        var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
+        var snapshot = DiskSnapshot()
+        walker.walk("", into: &snapshot)
+        ignore = walker.ignore
+        var summary = try reconcile(
+            scope: [""], snapshot: snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
+        summary.duration = (ContinuousClock.now - clock).seconds
+        let encoded = (try? JSONEncoder().encode(summary)).map { String(decoding: $0, as: UTF8.self) }
+        var record = Batch()
+        record.scanRecord = (start, Date(), encoded)
+        record.rootDevice = rootStamp.device
+        try commit(record, onBatch: nil)
+        progress?(ScanProgress(phase: .done, filesFound: snapshot.files.count, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
+        return summary
+    }
+
+    // MARK: Partial passes (the watcher)
+
+    /// Reconciles a set of paths (files or directories, present or gone) against the mirror.
+    ///
+    /// - Returns: the pass's summary and the paths to retry (still being written).
+    func reconcile(paths: Set<String>, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) -> (ScanSummary, [String]) {
+        let rootStamp = try checkRoot()
+        // Only the outermost paths: a directory's walk covers what is inside it.
+        let sorted = paths.sorted()
+        var scope: [String] = []
+        for path in sorted where !scope.contains(where: { FileSystem.isWithin(path, $0) }) { scope.append(path) }
+        var snapshot = DiskSnapshot()
+        var walker = DiskWalker(root: root, ignore: ignore)
+        for path in scope {
+            guard let (stamp, mode) = FileSystem.stamp(path.isEmpty ? root : root + "/" + path) else { continue }
+            if ancestorIgnored(path, isDirectory: mode == S_IFDIR, walker.ignore) { continue }
+            if mode == S_IFDIR {
+                snapshot.directories[path] = stamp
+                walker.walk(path, into: &snapshot)
+            } else if mode == S_IFREG {
+                if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) {
+                    snapshot.cookies.append(path)
+                } else {
+                    snapshot.files[path] = stamp
+                }
+            } else {
+                snapshot.skipped.append(SkippedFile(path: path, reason: mode == S_IFLNK ? "symbolic link (not followed)" : "not a regular file"))
+            }
+        }
+        ignore = walker.ignore
+        var retry: [String] = []
+        let summary = try reconcile(
+            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
+            retry: &retry)
+        return (summary, retry)
+    }
+
+    private func ancestorIgnored(_ path: String, isDirectory: Bool, _ rules: IgnoreRules) -> Bool {
+        if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) { return false }
+        return rules.isIgnored(relativePath: path, isDirectory: isDirectory)
+    }
+
+    // MARK: Reconcile
+
+    private func reconcile(
+        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
+    ) throws(SyncError) -> ScanSummary {
+        var retry: [String] = []
+        return try reconcile(
+            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
+            onBatch: onBatch, retry: &retry)
+    }
+
+    private func reconcile(
+        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
+        retry: inout [String]
+    ) throws(SyncError) -> ScanSummary {
+        let model = try loadedModel()
+        var recorded: [String: MirroredFile] = [:]
+        if scope == [""] {
+            recorded = model.files
+        } else {
+            for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
+        }
+        // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
+        if isFullScan && snapshot.files.isEmpty && !model.files.isEmpty {
+            let device = recordedDevice
+            let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
+            let message = "the folder \(root) is empty\(detail) while \(model.files.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
+            logger.error("\(message)")
+            throw SyncError(.rootEmptied, message)
+        }
+        var summary = ScanSummary()
+        summary.skipped = snapshot.skipped
+        let plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+        summary.unchanged = plan.unchanged
+        var vanishedByHash: [String: [MirroredFile]] = [:]
+        for file in plan.vanished { vanishedByHash[file.contentHash, default: []].append(file) }
+
+        var batch = Batch()
+        var batchStart = ContinuousClock.now
+        func flushIfFull() throws(SyncError) {
+            if batch.fileCount >= options.batchFileLimit
+                || (batch.fileCount > 0 && ContinuousClock.now - batchStart >= options.batchTimeLimit)
+            {
+                summary.add(batch.counts)
+                try commit(batch, onBatch: onBatch)
+                summary.batches += 1
+                batch = Batch()
+                batchStart = ContinuousClock.now
+            }
+        }
+        for move in plan.stampMoves {
+            let record = MirroredFile(
+                relativePath: move.to, stamp: move.stamp, contentHash: move.from.contentHash,
+                assetIdentifier: move.from.assetIdentifier)
+            batch.moves.append((move.from, record))
+            batch.counts.moved += 1
+            try flushIfFull()
+        }
+
+        var report = ScanProgress(phase: .hashing, filesFound: snapshot.files.count, filesToHash: plan.toHash.count)
+        report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
+        progress?(ScanProgress(phase: .walking, filesFound: snapshot.files.count, filesToHash: plan.toHash.count))
+        for candidate in plan.toHash {
+            if let known = notMedia[candidate.path], known == candidate.stamp { continue }
+            report.currentPath = candidate.path
+            progress?(report)
+            let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
+            let old = recorded[candidate.path]
+            switch outcome {
+            case .hashed(let hashed):
+                notMedia[candidate.path] = nil
+                report.filesHashed += 1
+                report.bytesHashed += hashed.stamp.size
+                batch.counts.filesHashed += 1
+                batch.counts.bytesHashed += hashed.stamp.size
+                let action = Reconciler.decide(
+                    path: hashed.path, hash: hashed.hash, recorded: old, vanishedByHash: &vanishedByHash)
+                switch action {
+                case .restamp(let old):
+                    batch.restamps.append(MirroredFile(
+                        relativePath: old.relativePath, stamp: hashed.stamp, contentHash: hashed.hash,
+                        assetIdentifier: old.assetIdentifier))
+                    batch.counts.unchanged += 1
+                case .update(let old):
+                    noteProblems(hashed, into: &batch.counts)
+                    batch.updates.append((hashed, old))
+                    batch.counts.updated += 1
+                case .move(let from):
+                    batch.moves.append((from, MirroredFile(
+                        relativePath: hashed.path, stamp: hashed.stamp, contentHash: hashed.hash,
+                        assetIdentifier: from.assetIdentifier)))
+                    batch.counts.moved += 1
+                case .insert:
+                    noteProblems(hashed, into: &batch.counts)
+                    batch.inserts.append(hashed)
+                    batch.counts.inserted += 1
+                }
+            case .notMedia:
+                notMedia[candidate.path] = candidate.stamp
+                // A mirrored file replaced by something that is not media is gone as a photo.
+                if let old { vanishedByHash[old.contentHash, default: []].append(old) }
+            case .stillBeingWritten:
+                summary.skipped.append(SkippedFile(path: candidate.path, reason: "still being written"))
+                retry.append(candidate.path)
+            case .vanished:
+                summary.skipped.append(SkippedFile(path: candidate.path, reason: "vanished while being read"))
+            case .unreadable(let reason):
+                summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
+            }
+            try flushIfFull()
+        }
+        if batch.fileCount > 0 {
+            summary.add(batch.counts)
+            try commit(batch, onBatch: onBatch)
+            summary.batches += 1
+            batch = Batch()
+        }
+
+        // Deletions: what vanished and did not reappear.
+        let deletions = vanishedByHash.values.joined().sorted { $0.relativePath < $1.relativePath }
+        if !deletions.isEmpty {
+            let mirrored = model.files.count
+            let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
+            if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
+                let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
+                logger.error("\(message)")
+                throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
+            }
+            progress?(ScanProgress(phase: .deleting, filesFound: snapshot.files.count, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
+            for chunk in stride(from: 0, to: deletions.count, by: max(1, options.batchFileLimit)) {
+                var deleting = Batch()
+                deleting.deletes = Array(deletions[chunk..<min(deletions.count, chunk + options.batchFileLimit)])
+                deleting.counts.deleted = deleting.deletes.count
+                summary.add(deleting.counts)
+                try commit(deleting, onBatch: onBatch)
+                summary.batches += 1
+            }
+        }
+        // Cookies last: everything before them is now in the library.
+        if !snapshot.cookies.isEmpty {
+            try processCookies(snapshot.cookies)
+        }
+        return summary
+    }
+
+    private func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
+        let problems = hashed.probe.metadata.problems
+        guard !problems.isEmpty else { return }
+        counts.metadataProblems[hashed.path] = problems.map(\.description)
+        if loggedProblems.insert(hashed.path + "@" + hashed.hash).inserted {
+            logger.warning("\(hashed.path): imported with what could be read; metadata problems: \(problems.map(\.description).joined(separator: "; "))")
+        }
+    }
+
+    /// Records the newest cookie and removes the cookie files.
+    func processCookies(_ cookies: [String]) throws(SyncError) {
+        guard let last = cookies.sorted().last else { return }
+        var batch = Batch()
+        batch.cookie = FileSystem.name(of: last)
+        try commit(batch, onBatch: nil)
+        for cookie in cookies { unlink(root + "/" + cookie) }
+    }
+
+    // MARK: Commit
+
+    /// Applies a batch in one transaction: asset changes, album and folder maintenance and the mirror state.
+    func commit(_ batch: Batch, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) {
+        guard !batch.isEmpty else { return }
+        var model = try loadedModel()
+        self.model = nil  // Reloaded from the library if this commit fails.
+        do {
+            try apply(batch, to: &model)
+        } catch let error as SyncError {
+            throw error
+        } catch let error as PhotoLibraryError {
+            throw .library(error)
+        } catch {
+            throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
+        }
+        self.model = model
+        if batch.fileCount > 0 {
+            let token = try? library.currentChangeToken
+            lastToken = token
+            onBatch?(batch.counts, token)
+        }
+    }
+
+    private func apply(_ batch: Batch, to model: inout MirrorModel) throws {
+        // Objects the requests need.
+        var identifiers = Set<String>()
+        for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
+        for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
+        for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
+        var assets: [String: Asset] = [:]
+        if !identifiers.isEmpty {
+            let fetched = try library.fetchAssets(
+                withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
+            for asset in fetched { assets[asset.localIdentifier] = asset }
+        }
+        let before = model
+        // The file changes, on the model: they decide the albums and folders.
+        var dirty = Set<String>()
+        func touch(_ path: String) {
+            var directory = FileSystem.parent(of: path)
+            while dirty.insert(directory).inserted && !directory.isEmpty { directory = FileSystem.parent(of: directory) }
+        }
+        for file in batch.deletes { model.remove(file.relativePath); touch(file.relativePath) }
+        for (from, _) in batch.moves {
+            model.remove(from.relativePath)
+            touch(from.relativePath)
+        }
+        for (_, to) in batch.moves {
+            model.set(to)
+            touch(to.relativePath)
+        }
+        for file in batch.restamps { model.set(file) }
+        for (new, old) in batch.updates {
+            model.set(MirroredFile(relativePath: new.path, stamp: new.stamp, contentHash: new.hash, assetIdentifier: old.assetIdentifier))
+        }
+        for file in batch.inserts {
+            model.set(MirroredFile(relativePath: file.path, stamp: file.stamp, contentHash: file.hash, assetIdentifier: nil))
+            touch(file.path)
+        }
+        var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
+        if !dirty.isEmpty {
+            collections = try library.fetchMirroredCollections(
+                albumIdentifiers: Set(model.directories.values.compactMap(\.albumIdentifier)),
+                folderIdentifiers: Set(model.directories.values.compactMap(\.folderIdentifier)))
+        }
+        let root = self.root
+        let rootName = self.rootName
+        var inserted: [String: String] = [:]
+        var directories = model.directories
+        let counts = model
+        try library.performChangesAndWait(author: options.author) {
+            let mirror = MirrorChangeRequest(rootPath: root)
+            var tree = DirectoryTree(
+                root: root, rootName: rootName, directories: directories, model: counts, albums: collections.albums,
+                folders: collections.folders)
+            let ordered = dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
+            tree.prepare(ordered)
+
+            for file in batch.inserts {
+                let request = AssetChangeRequest.creationRequestForAsset(
+                    fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
+                    options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
+                request.apply(file.probe)
+                guard let placeholder = request.placeholderForCreatedAsset else { continue }
+                inserted[file.path] = placeholder.localIdentifier
+                tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
+            }
+            for (new, old) in batch.updates {
+                let url = URL(fileURLWithPath: root + "/" + new.path)
+                let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
+                if let id = old.assetIdentifier, let asset = assets[id] {
+                    let request = AssetChangeRequest(for: asset)
+                    request.replaceContent(withFileAt: url, options: options)
+                    request.apply(new.probe)
+                } else {
+                    let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
+                    request.apply(new.probe)
+                    if let placeholder = request.placeholderForCreatedAsset {
+                        inserted[new.path] = placeholder.localIdentifier
+                        tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
+                    }
+                }
+            }
+            for (from, to) in batch.moves {
+                guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
+                AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
+                let oldAlbum = before.directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
+                tree.move(id, fromAlbum: oldAlbum, to: FileSystem.parent(of: to.relativePath))
+            }
+            let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
+            if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
+            tree.finish(ordered.reversed())
+
+            // Mirror state: removals first (a path may be both the source of one move and the target of another).
+            for file in batch.deletes { mirror.removeFile(file.relativePath) }
+            for (from, _) in batch.moves { mirror.removeFile(from.relativePath) }
+            for (_, to) in batch.moves {
+                mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
+            }
+            for file in batch.restamps {
+                mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
+            }
+            for (new, old) in batch.updates {
+                let id = inserted[new.path] ?? old.assetIdentifier
+                mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
+            }
+            for file in batch.inserts {
+                mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
+            }
+            for path in tree.changed {
+                if let entry = tree.directories[path] {
+                    mirror.setDirectory(
+                        path, device: entry.device, inode: entry.inode, album: entry.albumIdentifier.map(ObjectReference.init),
+                        folder: entry.folderIdentifier.map(ObjectReference.init))
+                } else {
+                    mirror.removeDirectory(path)
+                }
+            }
+            if let cookie = batch.cookie { mirror.recordSyncCookie(cookie) }
+            if let device = batch.rootDevice { mirror.setRootDevice(device) }
+            if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
+            directories = tree.directories
+        }
+        for (path, id) in inserted {
+            if var file = model.files[path] {
+                file.assetIdentifier = id
+                model.set(file)
+            }
+        }
+        model.directories = directories
+    }
+}
+
+extension String {
+    /// The number of components of a relative path ("" has none).
+    var depth: Int { isEmpty ? 0 : utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 } }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,104 @@
+import PhotoLibrary
+
+/// The one rule set of scan and watch, as pure functions: from what the disk shows for a scope and what
+/// the mirror recorded for it, to what must change.
+///
+/// ## Rules
+/// 1. Same path, same stamp (device, inode, size, mtime and ctime to the nanosecond): unchanged, not read.
+/// 2. A recorded path gone from disk whose (device, inode, size, mtime) reappears at another path: a move
+///    (rename, move across folders, case-only rename, whole-directory rename), recognised without reading
+///    the file.
+/// 3. Everything else on disk is hashed (stat before and after; a file that changed meanwhile is still
+///    being written and is retried later). Then:
+///    - a recorded path whose hash is the same: only its stamp is refreshed;
+///    - a recorded path with a new hash: a content update (same asset, `assetContentChanged`);
+///    - a new path whose hash is that of a recorded path gone from disk: a move;
+///    - any other new path: an insert. Identical content at two paths is two assets.
+/// 4. Recorded paths gone and not moved: deletes — except under a directory that could not be listed, and
+///    files that exist but cannot be read, which are kept.
+enum Reconciler {
+    struct Plan {
+        var unchanged = 0
+        /// Paths to hash, by path order, with their stamp before hashing.
+        var toHash: [(path: String, stamp: FileStamp)] = []
+        /// Moves found by stamp, without reading.
+        var stampMoves: [(from: MirroredFile, to: String, stamp: FileStamp)] = []
+        /// Recorded files that lost their path (gone, or displaced by a file moved over them) and were not
+        /// claimed by a stamp move: deleted unless their hash reappears.
+        var vanished: [MirroredFile] = []
+    }
+
+    /// Compares a scope's disk snapshot with the mirror's records for the same scope.
+    ///
+    /// - Parameters:
+    ///   - disk: the files on disk in the scope.
+    ///   - recorded: the mirrored files in the scope.
+    ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
+    ///     directories).
+    /// - Complexity: O(*n* log *n*) in the files of the scope.
+    static func plan(disk: [String: FileStamp], recorded: [String: MirroredFile], isKept: (String) -> Bool) -> Plan {
+        var plan = Plan()
+        var candidates: [(path: String, stamp: FileStamp)] = []
+        for (path, stamp) in disk {
+            if let old = recorded[path], old.stamp == stamp {
+                plan.unchanged += 1
+            } else {
+                candidates.append((path, stamp))
+            }
+        }
+        candidates.sort { $0.path < $1.path }
+        var gone: [MirroredFile] = []
+        for (path, file) in recorded where disk[path] == nil && !isKept(path) {
+            gone.append(file)
+        }
+        gone.sort { $0.relativePath < $1.relativePath }
+        // Moves by stamp: the file itself (same inode, size, mtime) at another path.
+        struct Identity: Hashable {
+            let device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64
+            init(_ stamp: FileStamp) { (device, inode, size, mtimeNs) = (stamp.device, stamp.inode, stamp.size, stamp.mtimeNs) }
+        }
+        var goneByIdentity: [Identity: Int] = [:]
+        for (index, file) in gone.enumerated() { goneByIdentity[Identity(file.stamp)] = index }
+        var claimed = Set<Int>()
+        for candidate in candidates {
+            if let index = goneByIdentity[Identity(candidate.stamp)], !claimed.contains(index) {
+                claimed.insert(index)
+                plan.stampMoves.append((gone[index], candidate.path, candidate.stamp))
+                if let displaced = recorded[candidate.path] { plan.vanished.append(displaced) }
+            } else {
+                plan.toHash.append(candidate)
+            }
+        }
+        plan.vanished += gone.enumerated().filter { !claimed.contains($0.offset) }.map(\.element)
+        return plan
+    }
+
+    /// What to do with one hashed file.
+    enum Action: Equatable {
+        /// Same content at the same path: refresh the stamp only.
+        case restamp(MirroredFile)
+        /// New content at a recorded path.
+        case update(MirroredFile)
+        /// A recorded file gone from its path, found again by content.
+        case move(from: MirroredFile)
+        case insert
+    }
+
+    /// Decides for a hashed file, claiming a vanished file of the same content for a move.
+    ///
+    /// - Parameter vanishedByHash: vanished files by content hash; a claimed one is removed.
+    static func decide(
+        path: String, hash: String, recorded: MirroredFile?, vanishedByHash: inout [String: [MirroredFile]]
+    ) -> Action {
+        if let recorded {
+            return recorded.contentHash == hash ? .restamp(recorded) : .update(recorded)
+        }
+        guard var sources = vanishedByHash[hash], !sources.isEmpty else { return .insert }
+        // Prefer a file of the same name (a move across folders), else the first by path.
+        let name = FileSystem.name(of: path)
+        let index = sources.firstIndex { FileSystem.name(of: $0.relativePath) == name } ?? 0
+        let source = sources.remove(at: index)
+        vanishedByHash[hash] = sources.isEmpty ? nil : sources
+        return .move(from: source)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+public import PhotoLibrary
+
+/// Where a scan is, for progress displays.
+public struct ScanProgress: Sendable {
+    public enum Phase: String, Sendable {
+        /// Listing the tree and comparing it with the stat cache.
+        case walking
+        /// Hashing new and changed files.
+        case hashing
+        /// Committing deletions.
+        case deleting
+        case done
+    }
+
+    public var phase: Phase
+    /// Media candidates found by the walk (files not ignored).
+    public var filesFound = 0
+    /// Files to hash (new or changed since the stat cache), known after the walk.
+    public var filesToHash = 0
+    public var filesHashed = 0
+    public var bytesHashed: Int64 = 0
+    /// The bytes of the files to hash, known after the walk.
+    public var totalBytesToHash: Int64?
+    /// The file about to be hashed (phase ``Phase/hashing``).
+    public var currentPath: String?
+}
+
+/// A file a pass did not mirror, and why (still being written, unreadable, not a regular file…).
+public struct SkippedFile: Sendable, Codable, Hashable {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// What one pass (a scan, or one settled round of the watcher) did.
+public struct ScanSummary: Sendable, Codable, Hashable {
+    public var inserted = 0
+    /// Content changed in place (observers see `assetContentChanged`).
+    public var updated = 0
+    /// Renamed or moved, identity kept.
+    public var moved = 0
+    public var deleted = 0
+    public var unchanged = 0
+    public var filesHashed = 0
+    public var bytesHashed: Int64 = 0
+    /// Transactions committed.
+    public var batches = 0
+    public var skipped: [SkippedFile] = []
+    /// Files imported with what could be read, and their metadata problems.
+    public var metadataProblems: [String: [String]] = [:]
+    /// Seconds.
+    public var duration: Double = 0
+
+    public init() {}
+
+    mutating func add(_ other: ScanSummary) {
+        inserted += other.inserted
+        updated += other.updated
+        moved += other.moved
+        deleted += other.deleted
+        unchanged += other.unchanged
+        filesHashed += other.filesHashed
+        bytesHashed += other.bytesHashed
+        batches += other.batches
+        skipped += other.skipped
+        metadataProblems.merge(other.metadataProblems) { a, _ in a }
+    }
+}
+
+/// What a watching mirror reports as it goes.
+public enum MirrorEvent: Sendable {
+    /// A batch committed: its counts, and the library's change token after it (nil when only mirror
+    /// bookkeeping changed).
+    case batchCommitted(ScanSummary, token: ChangeToken?)
+    /// A full or partial rescan started.
+    case rescanStarted(reason: String)
+    /// The inotify watch limit is exhausted: the mirror relies on periodic rescans.
+    case watchLimitReached(message: String)
+    /// The root is missing, unreadable or looks unmounted: nothing is deleted; the watcher stopped.
+    case rootUnavailable(reason: String)
+    /// A pass would have deleted too much and was stopped.
+    case massDeletionRefused(wouldDelete: Int, of: Int)
+    /// A sync cookie was processed: everything before it is in the library.
+    case syncCookieProcessed(String)
+}

@@ -1,0 +1,42 @@
+public import PhotoLibrary
+
+/// Why a mirror pass stopped. Every refusal leaves the library as it was for the paths concerned: nothing is
+/// deleted because of a root that misbehaves.
+public struct SyncError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The root does not exist (or is not a directory).
+        case rootMissing
+        /// The root exists but cannot be listed.
+        case rootUnreadable
+        /// The root holds no media file while assets are mirrored from it: it looks unmounted (an empty
+        /// mount point, possibly on another device than recorded) or was emptied. Nothing was deleted.
+        case rootEmptied
+        /// The pass would delete `wouldDelete` of the `mirrored` assets, more than the `limit` allowed by
+        /// ``FolderMirrorOptions/maximumDeletionShare``. Nothing was deleted; set
+        /// ``FolderMirrorOptions/allowMassDeletion`` to confirm.
+        case massDeletionRefused(wouldDelete: Int, mirrored: Int, limit: Int)
+        /// ``FolderMirror/requestSync(library:root:timeout:)`` timed out: no watcher processed the cookie.
+        case syncTimedOut
+        /// The cookie file could not be written into the root.
+        case cookieUnwritable
+        /// The folder watch could not start.
+        case watchFailed
+        /// The library failed.
+        case library(PhotoLibraryError)
+    }
+
+    public let kind: Kind
+    /// What happened, for people.
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func library(_ error: PhotoLibraryError) -> SyncError {
+        SyncError(.library(error), "library error: \(error)")
+    }
+}

@@ -1,0 +1,147 @@
+import FolderWatch
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A temporary folder tree for one test, removed at the end.
+final class TemporaryTree: Sendable {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "folder-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func absolute(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
+
+    /// Creates (or truncates), writes and closes a file, as most programs save.
+    func write(_ relative: String, _ text: String = "content") throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: absolute(relative)))
+    }
+
+    func mkdir(_ relative: String) throws {
+        try FileManager.default.createDirectory(atPath: absolute(relative), withIntermediateDirectories: true)
+    }
+
+    /// rename(2), inside the tree.
+    func rename(_ from: String, _ to: String) throws {
+        try Self.check(Glibc.rename(absolute(from), absolute(to)), "rename \(from) \(to)")
+    }
+
+    func remove(_ relative: String) throws {
+        try FileManager.default.removeItem(atPath: absolute(relative))
+    }
+
+    static func check(_ result: Int32, _ what: String) throws {
+        if result != 0 { throw POSIXFailure(what: what, code: errno) }
+    }
+}
+
+struct POSIXFailure: Error, CustomStringConvertible {
+    let what: String
+    let code: Int32
+    var description: String { "\(what): \(String(cString: strerror(code)))" }
+}
+
+/// Drains a watcher's events in the background, so a test can wait for the events it expects.
+final class EventRecorder: Sendable {
+    private let box = StateBox()
+    private let task: Task<Void, Never>
+
+    /// Starts draining; `consumer`, when given, sees every event as it arrives, before it is recorded.
+    init(_ watcher: FolderWatcher, consumer: (@Sendable (FolderWatchEvent) -> Void)? = nil) {
+        let box = self.box
+        task = Task { [events = watcher.events] in
+            for await event in events {
+                consumer?(event)
+                box.append(event)
+            }
+            box.finish()
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var events: [FolderWatchEvent] { box.snapshot.events }
+    var isFinished: Bool { box.snapshot.finished }
+
+    /// Waits until `predicate` holds for the events received so far (or the stream ended and it still does
+    /// not hold, or 10 s passed). Returns the events; the caller asserts on them.
+    @discardableResult
+    func wait(
+        timeout: Duration = .seconds(10), until predicate: ([FolderWatchEvent]) -> Bool
+    ) async -> [FolderWatchEvent] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (events, finished) = box.snapshot
+            if predicate(events) || finished || ContinuousClock.now >= deadline { return events }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until the stream has ended (or 10 s passed).
+    func waitForEnd() async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !isFinished && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return isFinished
+    }
+
+    /// A barrier: writes a new file at the root and waits until its event arrives. Every change made before
+    /// the call has been reported by then (one inotify queue, kernel order). Returns the events before it.
+    func sync(_ tree: TemporaryTree) async throws -> [FolderWatchEvent] {
+        let name = "sentinel-\(UUID().uuidString)"
+        try tree.write(name)
+        let events = await wait { $0.contains(.fileChanged(name)) }
+        #expect(events.contains(.fileChanged(name)), "the sentinel file was not reported")
+        return events.prefix { $0 != .fileChanged(name) }.filter {
+            if case .fileChanged(let path) = $0 { return !path.hasPrefix("sentinel-") }
+            if case .removed(let path) = $0 { return !path.hasPrefix("sentinel-") }
+            return true
+        }
+    }
+
+    private final class StateBox: Sendable {
+        private struct State {
+            var events: [FolderWatchEvent] = []
+            var finished = false
+        }
+
+        private let state = Mutex(State())
+        func append(_ event: FolderWatchEvent) { state.withLock { $0.events.append(event) } }
+        func finish() { state.withLock { $0.finished = true } }
+        var snapshot: (events: [FolderWatchEvent], finished: Bool) { state.withLock { ($0.events, $0.finished) } }
+    }
+}
+
+/// Waits until `condition` holds (or 10 s passed); returns whether it holds.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+extension Array<FolderWatchEvent> {
+    /// The events with repeats of the same `.fileChanged` in a row merged: a file's creation and the end of its
+    /// writing may come in one read or in two, and so as one report or two.
+    var collapsed: [FolderWatchEvent] {
+        var result: [FolderWatchEvent] = []
+        for event in self {
+            if case .fileChanged = event, result.last == event { continue }
+            result.append(event)
+        }
+        return result
+    }
+}

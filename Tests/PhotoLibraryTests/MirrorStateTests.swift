@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import PhotoLibrary
+
+@Suite("Mirror state")
+struct MirrorStateTests {
+    static let stamp = FileStamp(device: 42, inode: 7, size: 64, mtimeNs: 1_700_000_000_123_456_789, ctimeNs: 1_700_000_000_987_654_321)
+    static let hash = String(repeating: "ab", count: 16)
+
+    @Test("Mirror state commits with the assets it describes and round-trips")
+    func roundTrip() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let file = test.directory.file("root/a/x.jpg", seed: 1, size: 64)
+        let root = test.directory.url.appending(path: "root").path
+        try library.performChangesAndWait(author: "tests") {
+            let asset = AssetChangeRequest.creationRequestForAsset(
+                fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+            let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "a")
+            album.addAssets([asset.placeholderForCreatedAsset!])
+            let mirror = MirrorChangeRequest(rootPath: root + "/./")
+            mirror.setRootDevice(42)
+            mirror.setFile("a/x.jpg", stamp: Self.stamp, contentHash: Self.hash, asset: asset.placeholderForCreatedAsset)
+            mirror.setDirectory("a", device: 42, inode: 9, album: album.placeholderForCreatedAssetCollection, folder: nil)
+            mirror.recordScan(start: Date(timeIntervalSince1970: 10), end: Date(timeIntervalSince1970: 20), summary: "{}")
+        }
+        let roots = try library.fetchMirrorRoots()
+        #expect(roots.map(\.path) == [root])
+        #expect(roots.first?.device == 42)
+        #expect(roots.first?.lastScanEnd == Date(timeIntervalSince1970: 20))
+        let state = try library.fetchMirrorState(root: try #require(roots.first))
+        let asset = try #require(try library.fetchAssets().firstObject)
+        #expect(state.files == [MirroredFile(relativePath: "a/x.jpg", stamp: Self.stamp, contentHash: Self.hash, assetIdentifier: asset.localIdentifier)])
+        let album = try #require(try library.fetchAssetCollections(with: .album).firstObject)
+        #expect(state.directories == [MirroredDirectory(relativePath: "a", device: 42, inode: 9, albumIdentifier: album.localIdentifier)])
+    }
+
+    @Test("A block holding only mirror requests appends no transaction and keeps the token")
+    func mirrorOnlyBlockIsInvisible() async throws {
+        let test = try TestLibrary()
+        let library = test.library
+        try test.makeAssets(1)
+        let token = try library.currentChangeToken
+        try await library.performChanges(author: "tests") {
+            let mirror = MirrorChangeRequest(rootPath: "/some/root")
+            mirror.setFile("x.jpg", stamp: Self.stamp, contentHash: Self.hash, asset: nil)
+            mirror.recordSyncCookie("cookie-1")
+        }
+        #expect(try library.currentChangeToken == token)
+        #expect(Array(try library.fetchPersistentChanges(since: token)).isEmpty)
+        let root = try #require(try library.fetchMirrorRoot(path: "/some/root"))
+        #expect(root.lastSyncCookie == "cookie-1")
+        #expect(try library.fetchMirrorState(root: root).files.count == 1)
+    }
+
+    @Test("A cookie recorded through another handle wakes a waiter; an unrecorded one times out")
+    func cookieWaiter() async throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let other = try PhotoLibrary(url: library.url)
+        async let waited = library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(30))
+        try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
+        #expect(try await waited)
+        #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
+    }
+
+    @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state")
+    func deletionAndFailure() async throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let asset = try test.makeAssets(1)[0]
+        try await library.performChanges(author: "tests") {
+            MirrorChangeRequest(rootPath: "/r").setFile("x.jpg", stamp: Self.stamp, contentHash: Self.hash, asset: asset)
+        }
+        try await library.performChanges(author: "tests") { AssetChangeRequest.deleteAssets([asset]) }
+        let root = try #require(try library.fetchMirrorRoot(path: "/r"))
+        #expect(try library.fetchMirrorState(root: root).files.first?.assetIdentifier == nil)
+
+        await #expect(throws: PhotoLibraryError.self) {
+            try await library.performChanges(author: "tests") {
+                let mirror = MirrorChangeRequest(rootPath: "/r")
+                mirror.setFile("y.jpg", stamp: Self.stamp, contentHash: Self.hash, asset: nil)
+                mirror.setFile("z.jpg", stamp: Self.stamp, contentHash: Self.hash, asset: asset)  // deleted: fails the block
+            }
+        }
+        #expect(try library.fetchMirrorState(root: root).files.map(\.relativePath) == ["x.jpg"])
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PhotoLibrary
+import Testing
+
+@testable import SyncWorker
+
+@Suite("Sync worker: safety")
+struct SafetyTests {
+    @Test("A missing root deletes nothing and throws rootMissing")
+    func missingRoot() async throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        let mirror = try box.mirror()
+        try await mirror.scan()
+        try FileManager.default.moveItem(at: box.root, to: box.base.appending(path: "elsewhere"))
+        await #expect { try await mirror.scan() } throws: { ($0 as? SyncError)?.kind == .rootMissing }
+        #expect(try box.assets().count == 1)
+    }
+
+    @Test("An emptied root (an unmounted disk's empty mount point) deletes nothing and throws rootEmptied")
+    func emptiedRoot() async throws {
+        let box = try Sandbox()
+        for index in 0..<3 { box.write("d\(index)/p.jpg", Media.jpeg(index)) }
+        let mirror = try box.mirror()
+        try await mirror.scan()
+        for index in 0..<3 { box.remove("d\(index)") }
+        box.write("lost+found/readme.txt", Array("x".utf8))
+        await #expect { try await mirror.scan() } throws: { ($0 as? SyncError)?.kind == .rootEmptied }
+        #expect(try box.assets().count == 3)
+        #expect(try box.albumTree().count == 3)
+    }
+
+    @Test("A pass deleting more than the allowed share stops without deleting; allowMassDeletion confirms")
+    func massDeletion() async throws {
+        let box = try Sandbox()
+        for index in 0..<20 { box.write("p\(index).jpg", Media.jpeg(index)) }
+        try await box.mirror().scan()
+        for index in 0..<15 { box.remove("p\(index).jpg") }
+        box.write("new.jpg", Media.jpeg(100))
+        await #expect { try await box.mirror().scan() } throws: {
+            ($0 as? SyncError)?.kind == .massDeletionRefused(wouldDelete: 15, mirrored: 20, limit: 10)
+        }
+        // Inserts went through; nothing was deleted.
+        #expect(try box.assets().count == 21)
+        let summary = try await box.mirror { $0.allowMassDeletion = true }.scan()
+        #expect(summary.deleted == 15)
+        #expect(try box.assets().count == 6)
+    }
+
+    @Test("Commits come in batches of at most batchFileLimit files, each a transaction by the mirror's author")
+    func batches() async throws {
+        let box = try Sandbox()
+        for index in 0..<7 { box.write("p\(index).jpg", Media.jpeg(index)) }
+        let token = try box.library.currentChangeToken
+        let summary = try await box.mirror { $0.batchFileLimit = 3 }.scan()
+        #expect(summary.batches == 3)
+        let changes = Array(try box.library.fetchPersistentChanges(since: token))
+        #expect(changes.count == 3)
+        #expect(changes.allSatisfy { $0.author == "photosync" })
+        #expect(try box.library.fetchMirrorRoot(path: box.root.path)?.lastScanSummary?.contains("\"inserted\":7") == true)
+    }
+}
