@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "PhotoLibrary",
                 "MediaProbe",
+                "SyncWorker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

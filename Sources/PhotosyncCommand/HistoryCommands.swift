@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibrary
+import SyncWorker
 
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,6 +28,9 @@ struct ChangesCommand: AsyncParsableCommand {
             call. Exit code 3: the token has expired (fetch the full state and start again from `photosync \
             token`); 4: the token is not valid for this library.
 
+            --sync DIR is a barrier: when the daemon watches DIR, it first commits every change made to DIR \
+            before this call (a cookie file it recognises); when no daemon runs, a scan of DIR runs first.
+
             Example: photosync changes --since "$(cat last-token)" --json --wait 60
             """)
 
@@ -47,6 +51,10 @@ struct ChangesCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Wait up to this many seconds for a change when there is none yet.", valueName: "seconds"))
     var wait: Double?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "First make sure every change made to this folder before the call is in the library.", valueName: "dir"))
+    var sync: String?
+
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let wait, !(wait >= 0) { throw ValidationError("--wait must be a number of seconds ≥ 0") }
@@ -56,6 +64,7 @@ struct ChangesCommand: AsyncParsableCommand {
         try await reportingFailures(options) {
             let token = try ChangeToken(string: since)
             let library = try options.openLibrary(create: false)
+            if let sync { try await SyncBarrier.apply(folder: sync, library: library, options: options) }
             if let wait, wait > 0 {
                 _ = try await library.waitForChanges(after: token, timeout: .milliseconds(Int(wait * 1000)), excludedAuthors: Set(excludedAuthors))
             }
@@ -93,6 +102,35 @@ struct ChangesCommand: AsyncParsableCommand {
                 }
                 print("token: \(result.endToken.stringValue)\(result.hasMore ? " (more changes follow)" : "")")
             }
+        }
+    }
+}
+
+/// `--sync DIR`: the sync barrier, across processes.
+enum SyncBarrier {
+    /// Returns once every change made to `folder` before the call is in the library: through the daemon's
+    /// cookie when a daemon watches `folder`, else by a scan of it (holding the daemon lock meanwhile).
+    ///
+    /// - Throws: ``CommandFailure``: another process mirrors into the library (a scan, or a daemon watching
+    ///   another folder), the daemon did not reach the barrier within a minute, or the scan failed.
+    static func apply(folder: String, library: PhotoLibrary, options: GlobalOptions) async throws {
+        let root = try FolderArgument.resolve(folder)
+        do {
+            if let holder = DaemonLock.currentHolder(libraryURL: library.url) {
+                guard holder.mode == "watch", holder.root == root.path else {
+                    throw CommandFailure(
+                        code: 1, name: "error",
+                        message: "another photosync process (pid \(holder.pid), \(holder.mode) of \(holder.root)) mirrors into this library; retry when it is done")
+                }
+                try await FolderMirror.requestSync(library: library, root: root, timeout: .seconds(60))
+                return
+            }
+            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
+            defer { withExtendedLifetime(lock) {} }
+            let logger = CommandLogging.logger(label: "photosync.sync", options: options)
+            try await FolderMirror(library: library, root: root, options: FolderMirrorOptions(logger: logger)).scan()
+        } catch let error as SyncError {
+            throw CommandFailure(code: 1, name: "error", message: error.message)
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaProbe
 import PhotoLibrary
+import SyncWorker
 
 struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -161,22 +162,6 @@ struct Importer {
 
     /// One creation request with what the file's headers say.
     private static func create(_ item: Item) {
-        let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: item.url)
-        let metadata = item.probe.metadata
-        if let format = item.probe.format {
-            request.mediaType = format.kind == .video ? .video : .image
-            request.uniformTypeIdentifier = format.typeIdentifier
-        }
-        request.pixelWidth = metadata.pixelWidth ?? 0
-        request.pixelHeight = metadata.pixelHeight ?? 0
-        request.creationDate = metadata.creationDate
-        request.creationTimeZoneOffset = metadata.creationDateOffset
-        request.modificationDate = item.probe.file?.modificationDate
-        if let location = metadata.location {
-            request.location = Location(latitude: location.latitude, longitude: location.longitude, altitude: location.altitude)
-        }
-        request.duration = metadata.duration ?? 0
-        request.mediaSubtypes = AssetMediaSubtypes(rawValue: Int(metadata.mediaSubtypes.rawValue))
-        request.burstIdentifier = metadata.burstIdentifier
+        AssetChangeRequest.creationRequestForAsset(fromFileAt: item.url).apply(item.probe)
     }
 }

@@ -16,7 +16,7 @@ public struct Photosync: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            InitCommand.self, ImportCommand.self, TokenCommand.self, ChangesCommand.self, AssetsCommand.self, AlbumsCommand.self,
+            InitCommand.self, ImportCommand.self, ScanCommand.self, WatchCommand.self, TokenCommand.self, ChangesCommand.self, AssetsCommand.self, AlbumsCommand.self,
             ShowCommand.self, DuplicatesCommand.self, HistoryCommand.self, StatusCommand.self,
         ]
     )

@@ -61,8 +61,13 @@ enum HistoryJSON {
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show what the library holds and the range of its change history.",
-        discussion: "Example: photosync status --json")
+        abstract: "Show what the library holds, its change history, its mirrored folders and the daemon.",
+        discussion: """
+            Counts, the retained history (oldest valid token, current token), every mirrored folder with its \
+            last scan, and the daemon (`photosync watch`) holding the library, if one runs.
+
+            Example: photosync status --json
+            """)
 
     @OptionGroup var options: GlobalOptions
 
@@ -74,19 +79,48 @@ struct StatusCommand: AsyncParsableCommand {
                 "assets": try library.fetchAssets(options: all).count,
                 "albums": try library.fetchAssetCollections(with: .album).count,
                 "moments": try library.fetchMoments().count,
-                "folders": try library.fetchTopLevelUserCollections().count,
+                "topLevelCollections": try library.fetchTopLevelUserCollections().count,
             ]
             let history = try library.historyStatus()
+            let mirrors = try library.fetchMirrorRoots().map(MirrorJSON.object)
+            let holder = DaemonLock.currentHolder(libraryURL: library.url)
+            let formatter = ISO8601DateFormatter()
+            let watcher: Any = holder.map {
+                ["pid": $0.pid, "mode": $0.mode, "root": $0.root, "since": formatter.string(from: $0.since)] as [String: Any]
+            } ?? NSNull()
             if options.json {
                 printJSON(["library": library.url.path, "identity": library.identity.uuidString, "counts": counts,
-                           "history": HistoryJSON.object(history)] as [String: Any])
+                           "history": HistoryJSON.object(history), "mirrors": mirrors, "watcher": watcher] as [String: Any])
             } else {
                 print("library \(library.identity.uuidString) at \(library.url.path)")
                 for key in counts.keys.sorted() { print("  \(key): \(counts[key]!)") }
                 print("history: \(history.transactionCount) transactions kept; oldest valid token \(history.oldestValidToken.stringValue)")
                 print("current token: \(history.currentToken.stringValue)")
+                for mirror in mirrors {
+                    let last = mirror["lastScanEnd"] as? String ?? "never"
+                    print("mirrors \(mirror["path"]!): last scan finished \(last)")
+                }
+                if let holder {
+                    print("daemon: pid \(holder.pid), \(holder.mode) of \(holder.root) since \(formatter.string(from: holder.since))")
+                } else {
+                    print("daemon: not running")
+                }
             }
         }
+    }
+}
+
+enum MirrorJSON {
+    static func object(_ root: MirrorRoot) -> [String: Any] {
+        let formatter = ISO8601DateFormatter()
+        let summary: Any = root.lastScanSummary
+            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } ?? NSNull()
+        return [
+            "path": root.path,
+            "lastScanStart": root.lastScanStart.map(formatter.string(from:)) ?? NSNull(),
+            "lastScanEnd": root.lastScanEnd.map(formatter.string(from:)) ?? NSNull(),
+            "lastScanSummary": summary,
+        ]
     }
 }
 
@@ -107,7 +141,7 @@ struct ShowCommand: AsyncParsableCommand {
             guard let asset = try library.fetchAssets(withLocalIdentifiers: [identifier]).firstObject else {
                 throw CommandFailure(code: 1, name: "notFound", message: "no asset with identifier \(identifier)")
             }
-            let object = AssetJSON.object(asset)
+            let object = AssetJSON.object(asset, path: try MirrorPaths(library: library, includeDirectories: false).relativePath(of: asset))
             if options.json {
                 printJSON(object)
             } else {
