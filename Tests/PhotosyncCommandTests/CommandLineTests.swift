@@ -175,7 +175,7 @@ struct Photosync {
     @Test func everyCommandHasHelpWithAnExample() throws {
         let cli = Photosync()
         defer { cli.cleanUp() }
-        for command in ["init", "import", "token", "changes", "assets", "albums", "show", "duplicates", "history", "status"] {
+        for command in ["init", "import", "scan", "watch", "token", "changes", "assets", "albums", "show", "duplicates", "history", "status"] {
             let help = try cli.run(command, "--help")
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example:"), "\(command) --help has no example")

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `photosync scan` and `photosync watch` (the daemon), run as subprocesses of the built binary on temporary
+/// folders and libraries.
+@Suite struct DaemonTests {
+    /// A temporary copy of the bundled samples (6 media files in 3 directories).
+    static func sampleFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-folder-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Photosync.samples, to: folder)
+        return folder
+    }
+
+    /// A running `photosync watch`, its stderr in a file.
+    struct Daemon {
+        let process: Process
+        let log: URL
+
+        init(_ cli: Photosync, folder: URL, extra: [String] = []) throws {
+            log = cli.library.deletingLastPathComponent().appending(path: "daemon-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process = Process()
+            process.executableURL = Photosync.binary
+            process.arguments = ["watch", folder.path] + extra
+            var environment = ProcessInfo.processInfo.environment
+            environment["PHOTOSYNC_LIBRARY"] = cli.library.path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+        }
+
+        var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        /// Sends `signal` and waits for the exit; the exit status.
+        func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    /// Polls `status --json` until the daemon holds the library (at most 60 s).
+    static func waitUntilWatching(_ cli: Photosync) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let status = try cli.run("status", "--json")
+            if status.status == 0, let object = try? status.json(), let watcher = object["watcher"] as? [String: Any] {
+                return watcher
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        Issue.record("the daemon did not start within 60 s")
+        return [:]
+    }
+
+    @Test func scanMirrorsAFolderAndASecondScanReadsNothing() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let first = try cli.run("scan", folder.path, "--json")
+        #expect(first.status == 0, "\(first.stderr)")
+        let summary = try first.json()
+        #expect(summary["inserted"] as? Int == 6)
+        #expect(summary["filesHashed"] as? Int == 6)
+        let second = try cli.run("scan", folder.path, "--json").json()
+        #expect(second["inserted"] as? Int == 0)
+        #expect(second["unchanged"] as? Int == 6)
+        #expect(second["filesHashed"] as? Int == 0)
+        // Paths relative to the folder, in the JSON contract; albums in the tree's shape.
+        let paths = Set(try cli.run("assets", "--json", "--include-hidden").jsonLines().compactMap { $0["path"] as? String })
+        #expect(paths == ["Holidays/Beach/IMG_0101.jpg", "Holidays/Beach/IMG_0102.jpg", "Holidays/IMG_0090.jpg",
+                          "Family/IMG_2001.jpg", "Family/IMG_2002.jpg", "Screenshot_2024-01-05.png"])
+        let albums = try cli.run("albums", "--json").jsonLines().filter { $0["type"] as? String == "album" }
+        let albumPaths = Set(albums.compactMap { $0["path"] as? String })
+        #expect(albumPaths == ["", "Family", "Holidays", "Holidays/Beach"])
+        for album in albums {
+            let keys: Set<String> = ["id", "title", "type", "subtype", "path", "count", "parent"]
+            #expect(keys.isSubset(of: Set(album.keys)))
+        }
+        // A plain summary for people.
+        try FileManager.default.moveItem(at: folder.appending(path: "Family"), to: folder.appending(path: "Relatives"))
+        let plain = try cli.run("scan", folder.path)
+        #expect(plain.status == 0)
+        #expect(plain.stdout.contains("2 moved"), "\(plain.stdout)")
+    }
+
+    @Test func scanOfAMissingFolderFailsAndDeletesNothing() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        #expect(try cli.run("scan", folder.path).status == 0)
+        try FileManager.default.removeItem(at: folder)
+        let missing = try cli.run("scan", folder.path, "--json")
+        #expect(missing.status == 1)
+        #expect(missing.stdout.isEmpty)
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(missing.stderr.utf8)) as? [String: Any])
+        #expect(error["error"] as? String == "error")
+        #expect((error["message"] as? String)?.contains("does not exist") == true)
+        // An emptied folder (an unmounted disk's mount point) deletes nothing either.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let empty = try cli.run("scan", folder.path)
+        #expect(empty.status == 1)
+        #expect(try cli.run("assets", "--json").lines.count == 6)
+        #expect(try cli.run("scan", "--max-deletion-share", "2", folder.path).status == 2)
+    }
+
+    @Test func theDaemonMirrorsChangesAndWakesAWaitingClient() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try cli.run("init")
+        let start = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let daemon = try Daemon(cli, folder: folder)
+        let watcher = try Self.waitUntilWatching(cli)
+        #expect(watcher["pid"] as? Int == Int(daemon.process.processIdentifier))
+        #expect(watcher["root"] as? String == folder.resolvingSymlinksInPath().path)
+        // The barrier: after it, the initial scan is in the library.
+        let initial = try cli.run("changes", "--since", start, "--sync", folder.path, "--json")
+        #expect(initial.status == 0, "\(initial.stderr)\n\(daemon.logText)")
+        let inserted = try (initial.json()["changes"] as? [[String: Any]] ?? []).flatMap {
+            ($0["asset"] as? [String: [String]])?["inserted"] ?? []
+        }
+        #expect(inserted.count == 6)
+        let afterScan = try #require(try initial.json()["token"] as? String)
+
+        // A client long-polls; the daemon (another process) commits a new file and wakes it.
+        let (waiter, out, _) = try cli.start(["changes", "--since", afterScan, "--wait", "60", "--json"])
+        try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "Family/copy.jpg"))
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        waiter.waitUntilExit()
+        #expect(waiter.terminationStatus == 0)
+        let woken = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+        let change = try #require((woken["changes"] as? [[String: Any]])?.first)
+        #expect(change["author"] as? String == "photosync")
+        #expect((change["asset"] as? [String: [String]])?["inserted"]?.count == 1)
+
+        // A rename keeps the identity: one update, no insert or delete, after the barrier.
+        let before = try cli.run("assets", "--json", "--where", "originalFilename == \"IMG_0090.jpg\"").jsonLines()
+        let id = try #require(before.first?["id"] as? String)
+        let token = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.moveItem(
+            at: folder.appending(path: "Holidays/IMG_0090.jpg"), to: folder.appending(path: "Family/renamed.jpg"))
+        let moved = try cli.run("changes", "--since", token, "--sync", folder.path, "--coalesce", "--json")
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let net = try #require((try moved.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])
+        #expect(net["updated"] == [id])
+        #expect(net["inserted"] == [] && net["deleted"] == [])
+        #expect(try cli.run("show", id, "--json").json()["path"] as? String == "Family/renamed.jpg")
+
+        // One daemon per library: a second one refuses, naming the first one's pid.
+        let second = try cli.run("watch", folder.path)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("pid \(daemon.process.processIdentifier)"))
+        let scan = try cli.run("scan", folder.path)
+        #expect(scan.status == 1)
+
+        // SIGTERM: a clean exit 0; the library is released.
+        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.logText)")
+        let status = try cli.run("status", "--json").json()
+        #expect(status["watcher"] is NSNull)
+        #expect(try cli.run("scan", folder.path).status == 0)
+    }
+
+    @Test func syncWithoutADaemonRunsAScan() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try cli.run("init")
+        let start = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let changes = try cli.run("changes", "--since", start, "--sync", folder.path, "--json")
+        #expect(changes.status == 0, "\(changes.stderr)")
+        let assets = try #require((try changes.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])
+        #expect(assets["inserted"]?.count == 6)
+    }
+
+    @Test func sigintStopsTheDaemonCleanly() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let daemon = try Daemon(cli, folder: folder)
+        _ = try Self.waitUntilWatching(cli)
+        #expect(daemon.stop(SIGINT) == 0, "\(daemon.logText)")
+        #expect(daemon.logText.contains("stopped"))
+    }
+}
