@@ -102,6 +102,7 @@ let package = Package(
         .testTarget(
             name: "PhotosyncCommandTests",
             dependencies: ["photosync", "PhotoLibrary", "SeededRandom"],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(
