@@ -101,7 +101,7 @@ let package = Package(
 
         .testTarget(
             name: "PhotosyncCommandTests",
-            dependencies: ["photosync", "PhotoLibrary", "SeededRandom"],
+            dependencies: ["photosync", "PhotosyncCommand", "PhotoLibrary", "SeededRandom"],
             exclude: ["Golden"],
             swiftSettings: strict
         ),
