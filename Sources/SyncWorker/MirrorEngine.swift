@@ -188,6 +188,13 @@ actor MirrorEngine {
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
+            if isFullScan && !model.files.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
+                device != rootStamp.device
+            {
+                let message = "the folder \(root) is on another device than recorded while \(model.files.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
+                logger.error("\(message)")
+                throw SyncError(.rootEmptied, message)
+            }
             plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
         }
         var summary = ScanSummary()
