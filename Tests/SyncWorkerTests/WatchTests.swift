@@ -21,7 +21,8 @@ func whileWatching(
 ) async throws {
     let task = Task { try await mirror.watch(onEvent: { log.add($0) }) }
     // The watch loop is up once it counts itself (its initial scan may still run: the barrier waits for it).
-    while mirror.watching.withLock({ $0 }) == 0 { await Task.yield() }
+    // (Bounded, in case the watch fails to start: the task's error is then reported below.)
+    for _ in 0..<20_000 where mirror.watching.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
     do {
         try await body()
     } catch {
