@@ -33,6 +33,16 @@ let package = Package(
             path: "DiffBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "SyncBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+            ],
+            path: "SyncBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

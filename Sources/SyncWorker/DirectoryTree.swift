@@ -17,8 +17,8 @@ struct DirectoryTree {
     let rootName: String
     /// The directories' albums and folders; updated as the block goes.
     var directories: [String: MirroredDirectory]
-    /// File counts after this batch's file changes.
-    let model: MirrorModel
+    /// What each directory concerned needs after this batch's file changes (see ``MirrorModel/needs(_:)``).
+    let needs: [String: (album: Bool, folder: Bool)]
     let albums: [String: AssetCollection]
     let folders: [String: CollectionList]
     /// Directories whose record changed.
@@ -31,14 +31,14 @@ struct DirectoryTree {
     private let original: [String: MirroredDirectory]
 
     init(
-        root: String, rootName: String, directories: [String: MirroredDirectory], model: MirrorModel,
+        root: String, rootName: String, directories: [String: MirroredDirectory], needs: [String: (album: Bool, folder: Bool)],
         albums: [String: AssetCollection], folders: [String: CollectionList]
     ) {
         self.root = root
         self.rootName = rootName
         self.directories = directories
         self.original = directories
-        self.model = model
+        self.needs = needs
         self.albums = albums
         self.folders = folders
     }
@@ -70,7 +70,7 @@ struct DirectoryTree {
     mutating func prepare(_ ordered: [String]) {
         // Renames: a directory needing collections, without any, whose inode was another recorded directory.
         for path in ordered where !path.isEmpty && directories[path] == nil {
-            let need = model.needs(path)
+            let need = needs[path] ?? (false, false)
             guard need.album || need.folder, let (stamp, mode) = FileSystem.stamp(absolute(path)), mode == S_IFDIR else { continue }
             let source = directories.first { other in
                 guard other.key != path, other.value.device == stamp.device, other.value.inode == stamp.inode else { return false }
@@ -97,7 +97,7 @@ struct DirectoryTree {
         }
         // Creations, parents first.
         for path in ordered {
-            let need = model.needs(path)
+            let need = needs[path] ?? (false, false)
             guard need.album || need.folder else { continue }
             var entry = directories[path] ?? MirroredDirectory(relativePath: path)
             if entry.device == nil, let (stamp, _) = FileSystem.stamp(absolute(path)) {
@@ -169,7 +169,7 @@ struct DirectoryTree {
         var deadFolders: [CollectionList] = []
         for path in deepestFirst {
             guard var entry = directories[path] else { continue }
-            let need = model.needs(path)
+            let need = needs[path] ?? (false, false)
             if let album = entry.albumIdentifier, !need.album {
                 if let object = albums[album] { deadAlbums.append(object) }
                 entry.albumIdentifier = nil

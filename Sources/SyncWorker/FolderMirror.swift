@@ -6,13 +6,46 @@ import Synchronization
 /// Mirrors a folder of photos and videos into a library, by content hash, keeping identities across
 /// renames and moves, and never destructive when the folder misbehaves.
 ///
-/// Files are referenced in place (``AssetStorage/referenced``); the library's mirror state (a stat cache
-/// per file and the album or folder of each directory) commits in the same transaction as the asset changes
-/// it describes, so a crash at any point converges on the next pass. See ``Reconciler`` for the rules, and
-/// ``DirectoryTree`` for how directories become albums and folders.
+/// Files are referenced in place (``AssetStorage/referenced``). The library's mirror state — a stat cache
+/// per file (device, inode, size, mtime and ctime in nanoseconds, content hash, asset) and the album or
+/// folder of each directory — commits in the same transaction as the asset changes it describes, so a crash
+/// at any point converges on the next pass. Media are recognised by content (MediaProbe), never by name;
+/// `.photosyncignore` files (gitignore syntax) and the built-in ignore patterns apply; symbolic links are
+/// never followed.
+///
+/// ## One rule set for scans and the watcher
+/// 1. Same path, same stamp: unchanged, not read. (A rescan of an unchanged tree reads no file.)
+/// 2. A recorded path gone whose (device, inode, size, mtime) reappears at another path: a **move** — same
+///    local identifier, path and file name updated, album membership following — found without reading the
+///    file (renames, moves across folders, case-only renames, whole-directory renames).
+/// 3. Everything else is hashed (XXH3-128), with a stat before and after: a file that changed meanwhile is
+///    still being written and is retried later (a scan reports it as skipped and leaves its old state).
+///    Then: same path and hash → only the stat cache is refreshed; same path, new hash → a content
+///    **update** (`assetContentChanged`); a new path whose hash is that of a recorded path gone → a
+///    **move**; any other new path → an **insert**. Identical content at two paths is two assets.
+/// 4. A recorded path gone and not moved → a **delete**. A file that exists but cannot be read, a file
+///    vanishing while it is read, and everything under a folder that cannot be listed are reported and
+///    kept.
+///
+/// ## Folders become albums
+/// A directory holding media directly is an album titled with its name, holding those files' assets in the
+/// order they were mirrored. A directory other than the root with media in its subdirectories is a folder
+/// of the same name holding, first, its own album when it has one, then its subdirectories' albums and
+/// folders. The root's own album (titled with the root's name) and its subdirectories' collections sit at
+/// the top level. A renamed or moved directory (recognised by device and inode) keeps its album's and
+/// folder's identifiers: they are renamed and moved. A directory left without media loses its album and
+/// folder.
+///
+/// ## Safety
+/// A root that is missing, unreadable, empty while assets are mirrored from it, or on another device than
+/// recorded (an unmounted disk's mount point) deletes nothing and throws; a pass that would delete more than
+/// ``FolderMirrorOptions/maximumDeletionShare`` of the mirrored assets (and at least
+/// ``FolderMirrorOptions/minimumMassDeletion``) stops before deleting, unless
+/// ``FolderMirrorOptions/allowMassDeletion`` confirms it.
 public final class FolderMirror: Sendable {
     public let library: PhotoLibrary
-    /// The root's absolute, standardized path.
+    /// The root's absolute path, with symbolic links resolved: the path the library records
+    /// (``PhotoLibrary/fetchMirrorRoot(path:)``).
     public let root: URL
     public let options: FolderMirrorOptions
     let engine: MirrorEngine

@@ -17,6 +17,10 @@ public struct FolderMirrorOptions: Sendable {
     public var minimumMassDeletion = 10
     /// Set to confirm a mass deletion explicitly.
     public var allowMassDeletion = false
+    /// Set to confirm that the root now lives on another device than recorded (a disk replaced, a backup
+    /// restored). Otherwise a full scan refuses such a root while assets are mirrored from it: it is what an
+    /// unmounted disk's mount point looks like.
+    public var acceptRootDeviceChange = false
     /// The watcher's periodic full rescan (±10 % jitter), for file systems that send no events; nil for none.
     public var rescanInterval: Duration? = .seconds(3600)
     /// Whether the built-in ignore patterns (hidden files, `*.tmp`, `@eaDir`…) apply besides `.photosyncignore`.

@@ -167,24 +167,38 @@ actor MirrorEngine {
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
         retry: inout [String]
     ) throws(SyncError) -> ScanSummary {
-        let model = try loadedModel()
-        var recorded: [String: MirroredFile] = [:]
-        if scope == [""] {
-            recorded = model.files
-        } else {
-            for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-        }
-        // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
-        if isFullScan && snapshot.files.isEmpty && !model.files.isEmpty {
-            let device = recordedDevice
-            let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
-            let message = "the folder \(root) is empty\(detail) while \(model.files.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
-            logger.error("\(message)")
-            throw SyncError(.rootEmptied, message)
+        // The plan is made against the state before the pass; the state itself is not held meanwhile, so the
+        // batches committed below update it in place (no copy of a large dictionary per batch).
+        let mirroredCount: Int
+        let plan: Reconciler.Plan
+        do {
+            let model = try loadedModel()
+            mirroredCount = model.files.count
+            var recorded: [String: MirroredFile] = [:]
+            if scope == [""] {
+                recorded = model.files
+            } else {
+                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
+            }
+            // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
+            if isFullScan && snapshot.files.isEmpty && !model.files.isEmpty {
+                let device = recordedDevice
+                let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
+                let message = "the folder \(root) is empty\(detail) while \(model.files.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
+                logger.error("\(message)")
+                throw SyncError(.rootEmptied, message)
+            }
+            if isFullScan && !model.files.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
+                device != rootStamp.device
+            {
+                let message = "the folder \(root) is on another device than recorded while \(model.files.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
+                logger.error("\(message)")
+                throw SyncError(.rootEmptied, message)
+            }
+            plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
         }
         var summary = ScanSummary()
         summary.skipped = snapshot.skipped
-        let plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
         summary.unchanged = plan.unchanged
         var vanishedByHash: [String: [MirroredFile]] = [:]
         for file in plan.vanished { vanishedByHash[file.contentHash, default: []].append(file) }
@@ -219,7 +233,7 @@ actor MirrorEngine {
             report.currentPath = candidate.path
             progress?(report)
             let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
-            let old = recorded[candidate.path]
+            let old = self.model?.files[candidate.path]
             switch outcome {
             case .hashed(let hashed):
                 notMedia[candidate.path] = nil
@@ -273,7 +287,7 @@ actor MirrorEngine {
         // Deletions: what vanished and did not reappear.
         let deletions = vanishedByHash.values.joined().sorted { $0.relativePath < $1.relativePath }
         if !deletions.isEmpty {
-            let mirrored = model.files.count
+            let mirrored = mirroredCount
             let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
             if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
                 let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
@@ -351,7 +365,7 @@ actor MirrorEngine {
                 withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
             for asset in fetched { assets[asset.localIdentifier] = asset }
         }
-        let before = model
+        let directoriesBefore = model.directories
         // The file changes, on the model: they decide the albums and folders.
         var dirty = Set<String>()
         func touch(_ path: String) {
@@ -385,11 +399,12 @@ actor MirrorEngine {
         let rootName = self.rootName
         var inserted: [String: String] = [:]
         var directories = model.directories
-        let counts = model
+        var needs: [String: (album: Bool, folder: Bool)] = [:]
+        for path in dirty { needs[path] = model.needs(path) }
         try library.performChangesAndWait(author: options.author) {
             let mirror = MirrorChangeRequest(rootPath: root)
             var tree = DirectoryTree(
-                root: root, rootName: rootName, directories: directories, model: counts, albums: collections.albums,
+                root: root, rootName: rootName, directories: directories, needs: needs, albums: collections.albums,
                 folders: collections.folders)
             let ordered = dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
             tree.prepare(ordered)
@@ -422,7 +437,7 @@ actor MirrorEngine {
             for (from, to) in batch.moves {
                 guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
                 AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
-                let oldAlbum = before.directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
+                let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
                 tree.move(id, fromAlbum: oldAlbum, to: FileSystem.parent(of: to.relativePath))
             }
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }

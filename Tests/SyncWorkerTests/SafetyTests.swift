@@ -60,3 +60,52 @@ struct SafetyTests {
         #expect(try box.library.fetchMirrorRoot(path: box.root.path)?.lastScanSummary?.contains("\"inserted\":7") == true)
     }
 }
+
+/// Runs a command; whether it succeeded.
+func runCommand(_ executable: String, _ arguments: [String]) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}
+
+@Suite("Sync worker: unmounted roots", .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+struct MountTests {
+    @Test("A root now on another device (a disk mounted over the mount point) deletes nothing; acceptRootDeviceChange confirms")
+    func rootOnAnotherDevice() async throws {
+        let box = try Sandbox()
+        for index in 0..<3 { box.write("p\(index).jpg", Media.jpeg(index)) }
+        try await box.mirror().scan()
+        try #require(runCommand("/usr/bin/mount", ["-t", "tmpfs", "none", box.root.path]))
+        defer { _ = runCommand("/usr/bin/umount", [box.root.path]) }
+        box.write("other.jpg", Media.jpeg(99))  // not empty, but another device
+        await #expect { try await box.mirror().scan() } throws: { ($0 as? SyncError)?.kind == .rootEmptied }
+        #expect(try box.assets().count == 3)
+        let summary = try await box.mirror { $0.acceptRootDeviceChange = true; $0.allowMassDeletion = true }.scan()
+        #expect(summary.inserted == 1 && summary.deleted == 3)
+    }
+
+    @Test("Unmounting a watched root stops the watch with rootMissing and deletes nothing")
+    func unmountWhileWatching() async throws {
+        let box = try Sandbox()
+        try #require(runCommand("/usr/bin/mount", ["-t", "tmpfs", "none", box.root.path]))
+        var mounted = true
+        defer { if mounted { _ = runCommand("/usr/bin/umount", [box.root.path]) } }
+        box.write("a.jpg", Media.jpeg(1))
+        let mirror = try box.mirror()
+        let log = EventLog()
+        let task = Task { try await mirror.watch(onEvent: { log.add($0) }) }
+        for _ in 0..<20_000 where mirror.watching.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try await mirror.sync()
+        #expect(try box.assets().count == 1)
+        #expect(runCommand("/usr/bin/umount", [box.root.path]))
+        mounted = false
+        let result = await task.result
+        #expect(throws: SyncError.self) { try result.get() }
+        #expect(log.events.withLock { $0.contains { if case .rootUnavailable = $0 { true } else { false } } })
+        #expect(try box.assets().count == 1)
+    }
+}

@@ -21,7 +21,10 @@ struct ScanTests {
         #expect(a.storage == .referenced)
         #expect(a.mediaType == .image)
         #expect(a.uniformTypeIdentifier == "public.jpeg")
-        #expect(a.pixelWidth > 0)
+        // What the EXIF says (camera.jpg: 64 × 48, taken 2023-07-14 18:30:05.25 +02:00).
+        #expect(a.pixelWidth == 64 && a.pixelHeight == 48)
+        #expect(a.creationDate == Date(timeIntervalSince1970: 1_689_352_205.25))
+        #expect(a.creationTimeZoneOffset == 7200)
 
         let token = try box.library.currentChangeToken
         let second = try await mirror.scan()

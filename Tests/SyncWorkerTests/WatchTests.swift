@@ -21,7 +21,8 @@ func whileWatching(
 ) async throws {
     let task = Task { try await mirror.watch(onEvent: { log.add($0) }) }
     // The watch loop is up once it counts itself (its initial scan may still run: the barrier waits for it).
-    while mirror.watching.withLock({ $0 }) == 0 { await Task.yield() }
+    // (Bounded, in case the watch fails to start: the task's error is then reported below.)
+    for _ in 0..<20_000 where mirror.watching.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
     do {
         try await body()
     } catch {
@@ -125,5 +126,34 @@ struct WatchTests {
         try await whileWatching(mirror) { try await mirror.sync() }
         #expect(try box.assets().count == 1)
         #expect(mirror.watching.withLock { $0 } == 0)
+    }
+}
+
+@Suite("Sync worker: watch limits")
+struct WatchLimitTests {
+    @Test("An exhausted watch limit is reported once; periodic rescans find changes in unwatched folders")
+    func watchLimit() async throws {
+        let box = try Sandbox()
+        for (index, name) in ["a", "b", "c"].enumerated() { box.write("\(name)/x.jpg", Media.jpeg(index)) }
+        var hooks = FolderMirror.WatchHooks()
+        hooks.configure = { $0.maximumWatchCount = 2 }
+        var options = FolderMirrorOptions()
+        options.rescanInterval = .milliseconds(300)
+        let mirror = try FolderMirror(library: box.library, root: box.root, options: options, hooks: hooks)
+        let log = EventLog()
+        try await whileWatching(mirror, log: log) {
+            try await mirror.sync()
+            let token = try box.library.currentChangeToken
+            for (index, name) in ["a", "b", "c"].enumerated() { box.write("\(name)/new.jpg", Media.jpeg(10 + index)) }
+            // Whatever is not watched is found by a periodic rescan: wait (bounded) until all three are in.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try box.assets().count < 6 && ContinuousClock.now < deadline {
+                _ = try await box.library.waitForChanges(after: token, timeout: .seconds(1))
+            }
+            #expect(try box.assets().count == 6)
+        }
+        let limits = log.events.withLock { $0.filter { if case .watchLimitReached = $0 { true } else { false } } }
+        #expect(limits.count == 1)
+        #expect(log.rescans.contains("periodic rescan"))
     }
 }
