@@ -19,6 +19,10 @@ public struct FolderWatchOptions: Sendable {
     /// so the kernel's queue (fs.inotify.max_queued_events) can be filled deterministically.
     package var holdsEventsUntilResumed = false
 
+    /// The size of the buffer each read(2) of the inotify descriptor fills. Tests make it tiny so that the two
+    /// halves of renames come in different reads; it grows when one event does not fit.
+    package var readBufferSize = 64 * 1024
+
     /// How long an unpaired `IN_MOVED_FROM` waits for its `IN_MOVED_TO` after the read that delivered it before
     /// it is reported as `.removed`.
     package var moveGracePeriod: Duration = .milliseconds(10)

@@ -44,8 +44,6 @@ final class WatchEngine {
         let batch: Int
     }
 
-    static let readBufferSize = 64 * 1024
-
     let root: String
     let descriptor: Int32
     let options: FolderWatchOptions
@@ -119,7 +117,7 @@ final class WatchEngine {
             control.watchedDirectories.store(0, ordering: .relaxed)
             continuation.finish()
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 8)
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, options.readBufferSize), alignment: 8)
         defer { buffer.deallocate() }
         var holding = options.holdsEventsUntilResumed
         while !isFinished {
@@ -145,6 +143,11 @@ final class WatchEngine {
                     for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
                         pendingMoves[cookie]?.deadline = deadline
                     }
+                } else if count < 0 && errno == EINVAL {
+                    // The next event does not fit (a long name): grow the buffer.
+                    let larger = buffer.count * 2
+                    buffer.deallocate()
+                    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
                 }
             }
             if !isFinished { resolveExpiredMoves() }

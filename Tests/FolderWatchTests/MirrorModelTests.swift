@@ -89,8 +89,10 @@ final class MirrorConsumer: Sendable {
         path.split(separator: "/").contains("@eaDir") || (!isDirectory && path.hasSuffix(".tmp"))
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func consumerOfTheEventsMirrorsTheFolder(seed: UInt64) async throws {
+    /// With the normal read buffer, and with one so small that nearly every read holds one event, so that the
+    /// halves of renames come in different reads.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], [64 * 1024, 32])
+    func consumerOfTheEventsMirrorsTheFolder(seed: UInt64, readBufferSize: Int) async throws {
         let tree = try TemporaryTree()
         let outside = try TemporaryTree()
         var random = SplitMix64(seed: seed)
@@ -98,7 +100,9 @@ final class MirrorConsumer: Sendable {
         var files: [String] = ["a/one.jpg"]
         try tree.mkdir("a/b")
         try tree.write("a/one.jpg")
-        let watcher = try FolderWatcher(root: tree.path, options: FolderWatchOptions(isIgnored: Self.isIgnored))
+        var options = FolderWatchOptions(isIgnored: Self.isIgnored)
+        options.readBufferSize = readBufferSize
+        let watcher = try FolderWatcher(root: tree.path, options: options)
         let mirror = MirrorConsumer(root: tree.path, isIgnored: Self.isIgnored)
         let recorder = EventRecorder(watcher, consumer: { mirror.apply($0) })
         var outsideDirectories: [String] = []
@@ -202,12 +206,12 @@ final class MirrorConsumer: Sendable {
             .filter { !$0.hasPrefix("sentinel-") }
         let mirrored = mirror.snapshot.filter { !$0.hasPrefix("sentinel-") }
         if mirrored != expected || watcher.watchedDirectoryCount != directories.count {
-            print("DEBUG seed \(seed) ops:\n\(log.joined(separator: "\n"))\nEVENTS:\n\(recorder.events.map { "\($0)" }.joined(separator: "\n"))")
+            print("seed \(seed), buffer \(readBufferSize), operations:\n\(log.joined(separator: "\n"))\nEVENTS:\n\(recorder.events.map { "\($0)" }.joined(separator: "\n"))")
         }
-        #expect(mirrored == expected, "seed \(seed): missing \(expected.subtracting(mirrored).sorted()), extra \(mirrored.subtracting(expected).sorted())")
+        #expect(mirrored == expected, "seed \(seed), buffer \(readBufferSize): missing \(expected.subtracting(mirrored).sorted()), extra \(mirrored.subtracting(expected).sorted())")
         #expect(Set(files.filter { !$0.contains("@eaDir") }) == expected, "the test's own bookkeeping")
         // Every directory that exists and is not ignored is watched.
         let directoryCount = directories.count
-        #expect(watcher.watchedDirectoryCount == directoryCount, "seed \(seed)")
+        #expect(watcher.watchedDirectoryCount == directoryCount, "seed \(seed), buffer \(readBufferSize)")
     }
 }
