@@ -10,9 +10,11 @@ public struct FolderWatchOptions: Sendable {
     /// At most this many directories are watched (nil: as many as the kernel allows). Past it, or when the
     /// kernel's limit (fs.inotify.max_user_watches, ENOSPC) is reached, `.watchLimitReached` is sent once.
     ///
-    /// Directories that could not get a watch are not reported again: changes inside them are only found by
-    /// the consumer's periodic rescans. The watcher keeps trying to watch directories that appear later (the
-    /// kernel's limit is shared with other programs and may free up), without sending the event again.
+    /// Directories present at the start that could not get a watch are not reported: changes inside them are
+    /// only found by the consumer's periodic rescans. The watcher keeps trying to watch directories that appear
+    /// later (the kernel's limit is shared with other programs and may free up), without sending the event
+    /// again; one that cannot get a watch is reported as `.rescanNeeded` (scan it once) instead of
+    /// `.directoryAppeared`.
     public var maximumWatchCount: Int?
 
     /// For tests of queue overflows: the reader thread reads nothing until ``FolderWatcher/resumeReading()``,

@@ -274,13 +274,24 @@ final class WatchEngine {
     /// Something appeared at `path`: created, or moved in from outside the tree (or from an ignored name).
     private func arrived(in parent: Int32, name: String, path: String, isDirectory: Bool) {
         if isDirectory {
-            if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
-                walk(from: child, path: path, mode: .fresh)
-                publishCount()
-                append(.directoryAppeared(path))
-            }
+            watchAppearedDirectory(in: parent, name: name, path: path)
         } else {
             append(.fileChanged(path))
+        }
+    }
+
+    /// Watches a directory that appeared, and everything below it, then reports it. Past the watch limit it
+    /// is reported as `.rescanNeeded`: the consumer scans it once, later changes inside it are not reported.
+    private func watchAppearedDirectory(in parent: Int32, name: String, path: String) {
+        switch addWatch(parent: parent, name: name, path: path) {
+        case .added(let child):
+            walk(from: child, path: path, mode: .fresh)
+            publishCount()
+            append(.directoryAppeared(path))
+        case .limited:
+            append(.rescanNeeded(path, reason: "this new folder is not watched: the watch limit is reached"))
+        case .known, .failed:
+            break
         }
     }
 
@@ -312,10 +323,8 @@ final class WatchEngine {
             removeWatches(tree.move(moved, to: parent, name: name))
             walk(from: moved, path: path, mode: .afterMove)
             publishCount()
-        } else if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
-            walk(from: child, path: path, mode: .fresh)
-            publishCount()
-            append(.directoryAppeared(path))
+        } else {
+            watchAppearedDirectory(in: parent, name: name, path: path)
         }
     }
 
@@ -427,6 +436,8 @@ final class WatchEngine {
         case added(Int32)
         /// Already watched at exactly this place.
         case known(Int32)
+        /// Not watched: the watch limit is reached.
+        case limited
         case failed
     }
 
@@ -434,14 +445,17 @@ final class WatchEngine {
     private func addWatch(parent: Int32, name: String, path: String) -> AddResult {
         if let maximum = options.maximumWatchCount, tree.count >= maximum, tree.child(of: parent, named: name) == nil {
             reportLimit(kernel: false)
-            return .failed
+            return .limited
         }
         let watch = inotify_add_watch(descriptor, absolutePath(path), InotifyMask.directoryWatch)
         guard watch >= 0 else {
             let code = errno
             switch code {
-            case ENOSPC: reportLimit(kernel: true)
-            case ENOENT, ENOTDIR, ELOOP: break  // Gone or replaced since: its own events follow.
+            case ENOSPC:
+                reportLimit(kernel: true)
+                return .limited
+            case ENOENT, ENOTDIR, ELOOP:
+                break  // Gone or replaced since: its own events follow.
             default:
                 append(.rescanNeeded(path, reason: "cannot watch this folder: \(String(cString: strerror(code)))"))
             }
@@ -508,7 +522,7 @@ final class WatchEngine {
                     case .added(let child), .known(let child):
                         visited.insert(child)
                         stack.append((child, childPath))
-                    case .failed:
+                    case .limited, .failed:
                         break
                     }
                 }

@@ -114,6 +114,9 @@ import Glibc
         #expect(events.first == limits.first)
         #expect(watcher.watchedDirectoryCount == 3)
         #expect(!events.contains(.directoryAppeared("f")))
+        // New folders past the limit are reported for one scan.
+        #expect(events.contains { if case .rescanNeeded("f", _) = $0 { true } else { false } })
+        #expect(events.contains { if case .rescanNeeded("g", _) = $0 { true } else { false } })
     }
 
     @Test func kernelLimitAdviceNamesTheSysctlAndHowToKeepIt() {
