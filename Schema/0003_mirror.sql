@@ -15,6 +15,15 @@ CREATE TABLE mirror_root (
     lastSyncCookie TEXT                        -- the last sync cookie the watcher processed
 );
 
+-- The sync cookies the watcher processed (the barrier of `photosync changes --sync`), kept for an hour so
+-- that every waiter finds its own, however many wait at once and in whatever order they are processed.
+CREATE TABLE mirror_sync_cookie (
+    rootId INTEGER NOT NULL REFERENCES mirror_root(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    recordedAt REAL NOT NULL,
+    PRIMARY KEY (rootId, name)
+) WITHOUT ROWID;
+
 -- The stat cache: one row per mirrored media file.
 CREATE TABLE mirror_file (
     rootId INTEGER NOT NULL REFERENCES mirror_root(id) ON DELETE CASCADE,

@@ -77,6 +77,9 @@ struct ScanCommand: AsyncParsableCommand {
             reporter.finish()
             switch outcome.withLock({ $0 }) {
             case .success(let summary):
+                if summary.interrupted {
+                    options.say("interrupted: the batches committed so far are kept; the next scan continues from there")
+                }
                 try ScanReport.print(summary, root: root, library: library, options: options)
             case .failure(let error):
                 throw CommandFailure(code: 1, name: "error", message: error.message)
@@ -224,6 +227,7 @@ enum ScanReport {
                 "filesHashed": summary.filesHashed, "bytesHashed": summary.bytesHashed, "batches": summary.batches,
                 "skipped": summary.skipped.map { ["path": $0.path, "reason": $0.reason] },
                 "metadataProblems": summary.metadataProblems, "seconds": summary.duration, "token": token,
+                "interrupted": summary.interrupted,
             ] as [String: Any])
             return
         }

@@ -28,6 +28,8 @@ struct DirectoryTree {
     private var folderRequests: [String: CollectionListChangeRequest] = [:]
     /// Directories transferred from another path, with the folder that held their top collection before.
     private var transferred: [(path: String, oldContainer: String?)] = []
+    /// Collections this batch already moved to another folder (or to the top level).
+    private var rehomed = Set<String>()
     private let original: [String: MirroredDirectory]
 
     init(
@@ -95,10 +97,13 @@ struct DirectoryTree {
             }
             transferred.append((path, oldContainer))
         }
-        // Creations, parents first.
+        // Creations, parents first. A directory no longer on disk gets none, even while the mirror still
+        // lists files in it: those are moved or deleted by this pass's later batches (a directory renamed in
+        // the middle of a pass; a pass interrupted after some of a renamed directory's files).
         for path in ordered {
             let need = needs[path] ?? (false, false)
             guard need.album || need.folder else { continue }
+            guard path.isEmpty || FileSystem.stamp(absolute(path)) != nil else { continue }
             var entry = directories[path] ?? MirroredDirectory(relativePath: path)
             if entry.device == nil, let (stamp, _) = FileSystem.stamp(absolute(path)) {
                 entry.device = stamp.device
@@ -137,6 +142,7 @@ struct DirectoryTree {
             guard let entry = directories[path], let top = entry.folderIdentifier ?? entry.albumIdentifier else { continue }
             let desired = parentFolder(of: path)
             guard desired != oldContainer else { continue }
+            rehomed.insert(top)
             if let desired {
                 folderRequest(desired)?.addChildCollections([ObjectReference(localIdentifier: top)])
             } else if let oldContainer {
@@ -153,8 +159,20 @@ struct DirectoryTree {
 
     /// Moves an asset from the album it was in to its new directory's album (nothing when it is the same
     /// album, as for a file in a renamed directory).
-    mutating func move(_ asset: String, fromAlbum oldAlbum: String?, to directory: String) {
+    ///
+    /// - Parameter memberOf: the albums the asset is in now, when its old directory has no album any more
+    ///   (its album went with a directory renamed earlier in the same pass): membership is then taken from
+    ///   the library rather than from the directory.
+    mutating func move(_ asset: String, fromAlbum oldAlbum: String?, memberOf current: Set<String>? = nil, to directory: String) {
         let newAlbum = directories[directory]?.albumIdentifier
+        if let current {
+            let reference = ObjectReference(localIdentifier: asset)
+            for album in current where album != newAlbum && directories.values.contains(where: { $0.albumIdentifier == album }) {
+                albumRequest(album)?.removeAssets([reference])
+            }
+            if let newAlbum, !current.contains(newAlbum) { albumRequest(newAlbum)?.addAssets([reference]) }
+            return
+        }
         guard oldAlbum != newAlbum else { return }
         if let oldAlbum, directories.values.contains(where: { $0.albumIdentifier == oldAlbum }) {
             albumRequest(oldAlbum)?.removeAssets([ObjectReference(localIdentifier: asset)])
@@ -163,8 +181,13 @@ struct DirectoryTree {
     }
 
     /// After the file changes: albums and folders no longer needed are deleted, deepest first. A folder
-    /// going away while its directory keeps its album hands the album to its parent first.
-    mutating func finish(_ deepestFirst: some Sequence<String>) {
+    /// going away while its directory keeps its album hands the album to its parent first, and so does it
+    /// with every other collection in it that a directory still uses (deleting a folder deletes what it
+    /// holds): between the batches of one pass, a subdirectory's album can still be in the folder of a
+    /// directory renamed away.
+    ///
+    /// - Parameter children: the collections a folder holds (as committed before this batch).
+    mutating func finish(_ deepestFirst: some Sequence<String>, children: (CollectionList) -> [String] = { _ in [] }) {
         var deadAlbums: [AssetCollection] = []
         var deadFolders: [CollectionList] = []
         for path in deepestFirst {
@@ -175,6 +198,18 @@ struct DirectoryTree {
                 entry.albumIdentifier = nil
             }
             if let folder = entry.folderIdentifier, !need.folder {
+                if let object = folders[folder] {
+                    let inUse = Set(directories.values.flatMap { [$0.albumIdentifier, $0.folderIdentifier].compactMap { $0 } })
+                    for child in children(object)
+                    where child != entry.albumIdentifier && inUse.contains(child) && !rehomed.contains(child) {
+                        let reference = ObjectReference(localIdentifier: child)
+                        if let container = parentFolder(of: path) {
+                            folderRequest(container)?.addChildCollections([reference])
+                        } else {
+                            folderRequest(folder)?.removeChildCollections([reference])
+                        }
+                    }
+                }
                 if let album = entry.albumIdentifier {
                     let reference = ObjectReference(localIdentifier: album)
                     if let container = parentFolder(of: path) {

@@ -85,6 +85,9 @@ public final class FolderMirror: Sendable {
     /// ``FolderMirrorOptions/batchFileLimit`` files or ``FolderMirrorOptions/batchTimeLimit`` each).
     ///
     /// - Parameter progress: called as the pass goes (on the pass's task; keep it short).
+    /// Cancelling the task ends the pass after the batch being built is committed; the summary then says
+    /// ``ScanSummary/interrupted``, and nothing was deleted.
+    ///
     /// - Returns: what the pass did; files it skipped and why.
     /// - Throws: ``SyncError`` — the root is missing, unreadable or looks unmounted, the pass would delete
     ///   too much, or the library failed. Nothing is deleted in the refused cases; batches committed before

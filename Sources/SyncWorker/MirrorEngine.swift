@@ -16,13 +16,13 @@ struct Batch {
     var restamps: [MirroredFile] = []
     var moves: [(from: MirroredFile, to: MirroredFile)] = []
     var deletes: [MirroredFile] = []
-    var cookie: String?
+    var cookies: [String] = []
     var scanRecord: (start: Date, end: Date, summary: String?)?
     var rootDevice: UInt64?
     var counts = ScanSummary()
 
     var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count }
-    var isEmpty: Bool { fileCount == 0 && cookie == nil && scanRecord == nil && rootDevice == nil }
+    var isEmpty: Bool { fileCount == 0 && cookies.isEmpty && scanRecord == nil && rootDevice == nil }
 }
 
 /// The serial core of a ``FolderMirror``: owns the in-memory mirror state and is the only writer of this
@@ -99,6 +99,8 @@ actor MirrorEngine {
         var summary = try reconcile(
             scope: [""], snapshot: snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
         summary.duration = (ContinuousClock.now - clock).seconds
+        // Only a complete pass counts as the last scan.
+        if summary.interrupted { return summary }
         let encoded = (try? JSONEncoder().encode(summary)).map { String(decoding: $0, as: UTF8.self) }
         var record = Batch()
         record.scanRecord = (start, Date(), encoded)
@@ -216,13 +218,22 @@ actor MirrorEngine {
                 batchStart = ContinuousClock.now
             }
         }
+        // Renames recognised by their stamps (no file read) commit together, whatever their number: a
+        // renamed directory is one change, its album renamed with all its files at once, never an
+        // intermediate tree where half of its files are in each place.
         for move in plan.stampMoves {
             let record = MirroredFile(
                 relativePath: move.to, stamp: move.stamp, contentHash: move.from.contentHash,
                 assetIdentifier: move.from.assetIdentifier)
             batch.moves.append((move.from, record))
             batch.counts.moved += 1
-            try flushIfFull()
+        }
+        if batch.fileCount > 0 {
+            summary.add(batch.counts)
+            try commit(batch, onBatch: onBatch)
+            summary.batches += 1
+            batch = Batch()
+            batchStart = ContinuousClock.now
         }
 
         var report = ScanProgress(phase: .hashing, filesFound: snapshot.files.count, filesToHash: plan.toHash.count)
@@ -276,6 +287,11 @@ actor MirrorEngine {
                 summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
             }
             try flushIfFull()
+            // Cancelled (SIGINT/SIGTERM): the current batch is committed below, and the pass ends there.
+            if Task.isCancelled {
+                summary.interrupted = true
+                break
+            }
         }
         if batch.fileCount > 0 {
             summary.add(batch.counts)
@@ -283,6 +299,10 @@ actor MirrorEngine {
             summary.batches += 1
             batch = Batch()
         }
+
+        // An interrupted pass has not read every file: what looks vanished may reappear among the files it did
+        // not hash, so it deletes nothing; the next pass continues from the batches committed.
+        if summary.interrupted { return summary }
 
         // Deletions: what vanished and did not reappear.
         let deletions = vanishedByHash.values.joined().sorted { $0.relativePath < $1.relativePath }
@@ -320,11 +340,11 @@ actor MirrorEngine {
         }
     }
 
-    /// Records the newest cookie and removes the cookie files.
+    /// Records the cookies (every one: each has its own waiter) and removes the cookie files.
     func processCookies(_ cookies: [String]) throws(SyncError) {
-        guard let last = cookies.sorted().last else { return }
+        guard !cookies.isEmpty else { return }
         var batch = Batch()
-        batch.cookie = FileSystem.name(of: last)
+        batch.cookies = cookies.map { FileSystem.name(of: $0) }
         try commit(batch, onBatch: nil)
         for cookie in cookies { unlink(root + "/" + cookie) }
     }
@@ -366,6 +386,16 @@ actor MirrorEngine {
             for asset in fetched { assets[asset.localIdentifier] = asset }
         }
         let directoriesBefore = model.directories
+        // Moved assets whose old directory has no album any more (renamed away earlier in this pass): the
+        // albums they are in now, from the library.
+        var memberships: [String: Set<String>] = [:]
+        for (from, _) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id],
+                directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
+            else { continue }
+            memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
+                .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
+        }
         // The file changes, on the model: they decide the albums and folders.
         var dirty = Set<String>()
         func touch(_ path: String) {
@@ -438,11 +468,14 @@ actor MirrorEngine {
                 guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
                 AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
                 let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
-                tree.move(id, fromAlbum: oldAlbum, to: FileSystem.parent(of: to.relativePath))
+                tree.move(id, fromAlbum: oldAlbum, memberOf: memberships[id], to: FileSystem.parent(of: to.relativePath))
             }
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
             if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
-            tree.finish(ordered.reversed())
+            let library = self.library
+            tree.finish(ordered.reversed()) { folder in
+                (try? library.fetchCollections(in: folder).map(\.localIdentifier)) ?? []
+            }
 
             // Mirror state: removals first (a path may be both the source of one move and the target of another).
             for file in batch.deletes { mirror.removeFile(file.relativePath) }
@@ -469,7 +502,7 @@ actor MirrorEngine {
                     mirror.removeDirectory(path)
                 }
             }
-            if let cookie = batch.cookie { mirror.recordSyncCookie(cookie) }
+            for cookie in batch.cookies { mirror.recordSyncCookie(cookie) }
             if let device = batch.rootDevice { mirror.setRootDevice(device) }
             if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
             directories = tree.directories

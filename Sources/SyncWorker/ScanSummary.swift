@@ -55,6 +55,9 @@ public struct ScanSummary: Sendable, Codable, Hashable {
     public var metadataProblems: [String: [String]] = [:]
     /// Seconds.
     public var duration: Double = 0
+    /// The pass was cancelled (SIGINT/SIGTERM) after committing its current batch: it deleted nothing and is
+    /// not recorded as the last scan; the next pass continues from what it committed.
+    public var interrupted = false
 
     public init() {}
 

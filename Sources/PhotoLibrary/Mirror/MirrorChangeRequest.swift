@@ -130,10 +130,20 @@ public final class MirrorChangeRequest {
     ///
     /// After the commit, the library's commit notification file is touched so that waiters of
     /// ``PhotoLibrary/waitForMirrorSyncCookie(_:rootPath:timeout:)`` in other processes wake at once.
+    ///
+    /// Processed cookies are kept for an hour (``PhotoLibrary/syncCookieRetention``, in seconds), older ones are dropped
+    /// here.
     public func recordSyncCookie(_ cookie: String) {
         session?.mirrorCookieRecorded = true
         write { db, root in
+            let now = Date().timeIntervalSince1970
             try db.execute(sql: "UPDATE mirror_root SET lastSyncCookie = ? WHERE id = ?", arguments: [cookie, root])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO mirror_sync_cookie (rootId, name, recordedAt) VALUES (?, ?, ?)",
+                arguments: [root, cookie, now])
+            try db.execute(
+                sql: "DELETE FROM mirror_sync_cookie WHERE rootId = ? AND recordedAt < ?",
+                arguments: [root, now - PhotoLibrary.syncCookieRetention])
         }
     }
 }

@@ -65,8 +65,12 @@ extension PhotoLibrary {
         }
     }
 
-    /// Waits until the root's recorded sync cookie is `cookie` (a watcher, in this process or another one,
-    /// processed it), or until `timeout`.
+    /// How long a processed sync cookie stays recorded: a waiter that looks later than this after its cookie
+    /// was processed does not find it (and times out).
+    public static let syncCookieRetention: Double = 3600
+
+    /// Waits until `cookie` is among the root's processed sync cookies (a watcher, in this process or another
+    /// one, processed it), or until `timeout`. Any number of waiters may wait at once, each for its own cookie.
     ///
     /// A watcher recording a cookie touches the library's commit notification file, so waiters wake at once;
     /// without a notification they re-check the database once a second.
@@ -79,9 +83,15 @@ extension PhotoLibrary {
         while true {
             let generation = notifier.generation
             let recorded = try read { db in
-                try String.fetchOne(db, sql: "SELECT lastSyncCookie FROM mirror_root WHERE path = ?", arguments: [path])
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT 1 FROM mirror_sync_cookie JOIN mirror_root ON mirror_root.id = mirror_sync_cookie.rootId
+                        WHERE mirror_root.path = ? AND mirror_sync_cookie.name = ?
+                        """,
+                    arguments: [path, cookie]) ?? false
             }
-            if recorded == cookie { return true }
+            if recorded { return true }
             if ContinuousClock.now >= deadline || Task.isCancelled { return false }
             await notifier.wait(afterGeneration: generation, until: deadline)
         }
