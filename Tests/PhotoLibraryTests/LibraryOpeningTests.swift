@@ -49,20 +49,21 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         do {
-            // A library at schema version 1: the journal's migration not applied yet.
+            // A library at schema version 1: the journal's and the mirror state's migrations not applied yet.
             let library = try PhotoLibrary(url: url)
             try library.database.write { db in
                 try db.execute(sql: "DROP TABLE change_record; DROP TABLE change_transaction; DROP TABLE change_journal")
+                try db.execute(sql: "DROP TABLE mirror_sync_cookie; DROP TABLE mirror_directory; DROP TABLE mirror_file; DROP TABLE mirror_root")
                 try db.execute(sql: "PRAGMA user_version = 1")
             }
         }
         let library = try PhotoLibrary(url: url)
         let (version, tables) = try library.database.read { db in
             (try Int.fetchOne(db, sql: "PRAGMA user_version"),
-             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'change_%' ORDER BY name"))
+             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'change_%' OR name LIKE 'mirror_%') ORDER BY name"))
         }
         #expect(version == LibrarySchema.currentVersion)
-        #expect(tables == ["change_journal", "change_record", "change_transaction"])
+        #expect(tables == ["change_journal", "change_record", "change_transaction", "mirror_directory", "mirror_file", "mirror_root", "mirror_sync_cookie"])
         try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after migration") }
         #expect(try library.historyStatus().transactionCount == 1)
     }

@@ -187,4 +187,46 @@ import Glibc
         #expect(daemon.stop(SIGINT) == 0, "\(daemon.logText)")
         #expect(daemon.logText.contains("stopped"))
     }
+
+    @Test func sigtermDuringAScanKeepsTheCommittedBatchesAndExitsZero() throws {
+        let cli = Photosync()
+        let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-many-\(UUID().uuidString)")
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        // 3,000 small JPEGs, distinct by content: several batches of 500.
+        let jpeg = try Data(contentsOf: Photosync.samples.appending(path: "Family/IMG_2001.jpg"))
+        for directory in 0..<10 {
+            let sub = folder.appending(path: "d\(directory)")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            for index in 0..<300 {
+                try (jpeg + Data("\(directory)-\(index)".utf8)).write(to: sub.appending(path: "\(index).jpg"))
+            }
+        }
+        try cli.run("init")
+        let (scan, _, err) = try cli.start(["scan", folder.path])
+        // Wait for the first committed batch, then ask the scan to stop.
+        let deadline = Date().addingTimeInterval(120)
+        var count = 0
+        while Date() < deadline && scan.isRunning {
+            if let status = try? cli.run("status", "--json").json(), let counts = status["counts"] as? [String: Int] {
+                count = counts["assets"] ?? 0
+                if count > 0 { break }
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(scan.processIdentifier, SIGTERM)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        scan.waitUntilExit()
+        #expect(scan.terminationStatus == 0, "\(stderr)")
+        let kept = try cli.run("assets", "--json").lines.count
+        if stderr.contains("interrupted") {
+            #expect(kept < 3000)
+            #expect(kept >= count)
+        }
+        // The next pass converges: every file once, nothing deleted.
+        let next = try cli.run("scan", folder.path, "--json")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try next.json()["deleted"] as? Int == 0)
+        #expect(try next.json()["inserted"] as? Int == 3000 - kept)
+        #expect(try cli.run("assets", "--json").lines.count == 3000)
+    }
 }
