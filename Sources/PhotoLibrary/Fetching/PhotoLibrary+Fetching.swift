@@ -78,7 +78,8 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys,
+            incremental: compiled.incremental
         ) { [database] keys, sequence in
             try database.read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
         })

@@ -4,6 +4,8 @@ import GRDB
 /// A fetch turned into SQL: `SELECT key FROM … WHERE … ORDER BY … LIMIT …`.
 struct CompiledQuery {
     let sql: SQL
+    /// How to maintain the fetch incrementally; nil when it can't be (see ``IncrementalFetch``).
+    var incremental: IncrementalFetch? = nil
 
     func fetchKeys(_ db: Database) throws -> [Int64] {
         let (text, arguments) = try sql.build(db)
@@ -23,6 +25,8 @@ enum AssetQueryCompiler {
         var naturalOrder: SQL = "asset.creationDate"
         var hiddenFilter = !options.includeHiddenAssets
         var burstFilter = !options.includeAllBurstAssets
+        // Membership a function of each asset's own public properties, evaluated the same way at any time.
+        var membershipIsPerAsset = true
 
         switch query.scope {
         case .assets:
@@ -31,15 +35,21 @@ enum AssetQueryCompiler {
             from = "asset JOIN album_asset m ON m.assetId = asset.id"
             conditions.append("m.albumId = \(album)")
             naturalOrder = "m.position"
+            membershipIsPerAsset = false
         case .assetsInSmartAlbum(let subtype):
             conditions.append(SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince))
-            if subtype == .smartAlbumRecentlyAdded { naturalOrder = "asset.addedDate" }
+            if subtype == .smartAlbumRecentlyAdded {
+                naturalOrder = "asset.addedDate"
+                membershipIsPerAsset = false  // A window of time.
+            }
             if subtype == .smartAlbumAllHidden { hiddenFilter = false }
         case .assetsInMoment(let moment):
             conditions.append("asset.momentId = \(moment)")
+            membershipIsPerAsset = false  // `momentId` is bookkeeping: its changes aren't journaled.
         case .assetsWithIdentifiers(let identifiers):
             hiddenFilter = false
             burstFilter = false
+            membershipIsPerAsset = false  // Ordered by the list given.
             // Keep the order given: join a VALUES list carrying the positions.
             if identifiers.isEmpty {
                 conditions.append("0")
@@ -62,8 +72,9 @@ enum AssetQueryCompiler {
             conditions.append(try predicate.sql(for: .asset))
         }
         var sql: SQL = "SELECT asset.id FROM " + from
-        if !conditions.isEmpty {
-            sql += " WHERE " + conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        if let condition {
+            sql += " WHERE " + condition
         }
         if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
             sql += " GROUP BY asset.id"
@@ -75,8 +86,15 @@ enum AssetQueryCompiler {
         }
         if let limit = options.fetchLimit, limit > 0 {
             sql += " LIMIT \(limit)"
+            membershipIsPerAsset = false  // Membership depends on the other assets.
         }
-        return CompiledQuery(sql: sql)
+        var incremental: IncrementalFetch?
+        if membershipIsPerAsset {
+            incremental = IncrementalFetch(
+                condition: condition ?? "1",
+                sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
+        }
+        return CompiledQuery(sql: sql, incremental: incremental)
     }
 }
 

@@ -36,11 +36,18 @@ public final class Change: Sendable {
     /// How a fetch result changed, or nil when nothing in it changed (or this change's round is described
     /// by a later change).
     ///
-    /// - Complexity: O(*n* log *k*) in the result's size (the after state was fetched at delivery).
+    /// - Complexity: O(1) for a result the library follows incrementally (the details were computed at
+    ///   delivery in O(*k* log *n*) for *k* touched objects; see the README, "Observing"); else O(*n* log *k*)
+    ///   in the result's size (the after state was fetched at delivery).
     public func changeDetails<Object: LibraryObject>(for fetchResult: FetchResult<Object>) -> FetchResultChangeDetails<Object>? {
-        guard let context, fetchResult.sequence < context.sequence,
-            let update = context.chains[ObjectIdentifier(fetchResult.chain)]
-        else { return nil }
+        guard let context, fetchResult.sequence < context.sequence else { return nil }
+        if let update = context.incremental[DeliveryContext.ResultState(chain: ObjectIdentifier(fetchResult.chain), sequence: fetchResult.sequence)] {
+            guard !update.diff.isEmpty else { return nil }
+            let after = fetchResult.successor(keyList: update.after, sequence: context.sequence)
+            context.center?.track(after)
+            return FetchResultChangeDetails(before: fetchResult, after: after, diff: update.diff, incrementalLimit: context.incrementalLimit)
+        }
+        guard let update = context.chains[ObjectIdentifier(fetchResult.chain)] else { return nil }
         var changedKeys: Set<Int64> = []
         for (sequence, key) in update.updates where sequence > fetchResult.sequence { changedKeys.insert(key) }
         let after = fetchResult.successor(keys: update.afterKeys, sequence: context.sequence)
@@ -75,8 +82,16 @@ struct DeliveryContext: Sendable {
         let contentChanged: Bool
     }
 
+    /// A fetch at one journal position: the results of a chain at the same sequence have the same keys.
+    struct ResultState: Hashable, Sendable {
+        let chain: ObjectIdentifier
+        let sequence: Int64
+    }
+
     let sequence: Int64
     let chains: [ObjectIdentifier: ChainUpdate]
+    /// The results followed incrementally, from their state to the round's end.
+    let incremental: [ResultState: IncrementalUpdate]
     /// Keyed by object type and row id.
     let objects: [ObjectKey: ObjectUpdate]
     let incrementalLimit: Double

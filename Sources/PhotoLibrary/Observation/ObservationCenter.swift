@@ -31,6 +31,9 @@ final class ObservationCenter: Sendable {
     private let queue = DispatchQueue(label: "photosync.observation")
     /// The largest share of a fetch result that may change with `hasIncrementalChanges` still true.
     let incrementalLimit: Double
+    /// Whether fetch results that allow it are followed incrementally (``IncrementalFetch``); when false every
+    /// result is fetched again and diffed. Tests and benchmarks compare the two.
+    let maintainsIncrementally = Atomic<Bool>(true)
     private let database: DatabasePool
     private let identity: UUID
     private let notifier: CommitNotifier
@@ -107,6 +110,13 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
+    /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
+    /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
+    func readChanges(after sequence: Int64) throws -> [Change] {
+        let results = state.withLock { $0.results.values.compactMap(\.result) }
+        return try database.read { db in try readRound(after: sequence, results: results, db) }
+    }
+
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
     private func deliver() {
         let (delivered, hasAudience, results) = state.withLock { state in
@@ -156,10 +166,25 @@ final class ObservationCenter: Sendable {
             let previous = touched[key] ?? (false, false)
             touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
         }
-        // The state of every tracked fetch at the end of the round, once per chain of results.
+        // Results followed incrementally: once per state (chain and sequence).
+        var incremental: [DeliveryContext.ResultState: IncrementalUpdate] = [:]
+        var unmaintainable: Set<DeliveryContext.ResultState> = []
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
+        // The state of every other tracked fetch at the end of the round, once per chain of results.
         var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
         for result in results where result.sequence < end && result.chain.requery != nil {
             let id = ObjectIdentifier(result.chain)
+            if maintains, let fetch = result.chain.incremental {
+                let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
+                if incremental[state] != nil { continue }
+                if !unmaintainable.contains(state) {
+                    if let update = try fetch.update(result.keyList, from: result.sequence, through: end, db) {
+                        incremental[state] = update
+                        continue
+                    }
+                    unmaintainable.insert(state)
+                }
+            }
             oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
         }
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
@@ -188,7 +213,9 @@ final class ObservationCenter: Sendable {
                     after: after, deleted: after == nil, contentChanged: facts.contentChanged)
             }
         }
-        let context = DeliveryContext(sequence: end, chains: updates, objects: objects, incrementalLimit: incrementalLimit, center: self)
+        let context = DeliveryContext(
+            sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
+            center: self)
         return transactions.enumerated().map { index, row in
             let seq: Int64 = row["seq"]
             let date: Double = row["date"]

@@ -1,0 +1,383 @@
+import Foundation
+import GRDB
+@_spi(Maintenance) import IndexDiff
+
+/// How an asset fetch is followed transaction by transaction: O(*k* log *n*) change details for a
+/// transaction touching *k* assets of a result of *n*, instead of fetching again and diffing, O(*n*).
+///
+/// **Which fetches.** Asset fetches whose membership is a function of each asset's own public properties,
+/// read the same way at any time, and whose order is by columns of `asset` then `id` (the final tie-break of
+/// every asset fetch): all assets, assets of a media type, of a burst, and of the smart albums other than
+/// Recently Added, with any predicate and sort descriptors. Everything else falls back to fetching again and
+/// diffing (see ``ObservationCenter``): album-ordered fetches (the order is the album's), moments (an asset's
+/// moment is bookkeeping, not journaled), Recently Added (a window of time), fetches by identifier list (the
+/// list's order), a `fetchLimit` (membership depends on the other assets), collection and list fetches (their
+/// counts and memberships depend on other objects), and, at delivery, a round that touches more than
+/// ``maximumTouched(count:)`` assets or whose history has expired.
+///
+/// **How.** The journal's records after the result's sequence name the touched assets; untouched assets keep
+/// their values, hence their membership and their relative order. The first record of a touched asset carries
+/// its values at the result's sequence: a binary search of the result by those values (reading the sort
+/// columns of the probed positions by primary key) finds where it was. Its current membership and values come
+/// from the fetch's own SQL condition restricted to the touched ids, so membership is exactly the requery's,
+/// and a binary search over the untouched assets places it. The minimal moves come from a longest increasing
+/// subsequence over O(*k*) items: the touched assets present before and after, and the runs of untouched
+/// assets between them (a run is always wholly kept or wholly moved), with the same tie-break as
+/// ``IndexDiff``, so the details are exactly those of fetching again and diffing.
+struct IncrementalFetch: Sendable {
+    /// The fetch's condition over `asset` (true when it has none).
+    let condition: SQL
+    /// The sort columns of `asset`, before the final `id`.
+    let columns: [String]
+    /// Whether each column sorts ascending.
+    let ascending: [Bool]
+
+    /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
+    init?(condition: SQL, sortDescriptors: [FetchSort]) {
+        var columns: [String] = []
+        var ascending: [Bool] = []
+        for descriptor in sortDescriptors {
+            guard let key = Asset.predicateSchema.key(named: descriptor.key), key.sqlExpression.hasPrefix("asset.") else { return nil }
+            let column = String(key.sqlExpression.dropFirst("asset.".count))
+            guard !column.isEmpty, column.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
+            columns.append(column)
+            ascending.append(descriptor.ascending)
+        }
+        self.condition = condition
+        self.columns = columns
+        self.ascending = ascending
+    }
+
+    /// The most touched assets a round may have for the incremental path: beyond about *n* / (16 log₂ *n*)
+    /// fetching again is cheaper (3,125 for a million).
+    static func maximumTouched(count: Int) -> Int {
+        let log = max(1, Int.bitWidth - count.leadingZeroBitCount)
+        return max(32, count / (16 * log))
+    }
+
+    /// Why a round can't be followed incrementally: fetch again instead.
+    struct Unmaintainable: Error {}
+
+    /// A key of the order: the sort columns' values, then the id.
+    struct SortKey {
+        let values: [DatabaseValue]
+        let id: Int64
+    }
+
+    /// The change from `before`, the result's keys at journal position `start`, to the state at `end` (the
+    /// read's position), or nil when the round must fall back to fetching again.
+    ///
+    /// - Complexity: O(*k* log *n* + *r*) database reads and work for *k* touched assets, *r* journal
+    ///   records in the interval, plus O(*K*) to patch the keys (see ``FetchResultKeyList``).
+    func update(_ before: FetchResultKeyList, from start: Int64, through end: Int64, _ db: Database) throws -> IncrementalUpdate? {
+        do {
+            return try computeUpdate(before, from: start, through: end, db)
+        } catch is Unmaintainable {
+            return nil
+        }
+    }
+
+    private func computeUpdate(_ before: FetchResultKeyList, from start: Int64, through end: Int64, _ db: Database) throws -> IncrementalUpdate {
+        let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
+        guard start >= floor else { throw Unmaintainable() }  // The records after `start` are no longer all kept.
+
+        // 1. The touched assets; the first record of each after `start` tells its state then.
+        var first: [Int64: (kind: Int, previous: Data?)] = [:]
+        var updated: Set<Int64> = []
+        let limit = Self.maximumTouched(count: before.count)
+        let records = try Row.fetchCursor(
+            db, sql: "SELECT objectId, kind, previousValues FROM change_record WHERE seq > ? AND seq <= ? AND objectType = ? ORDER BY seq",
+            arguments: [start, end, ObjectType.asset.rawValue])
+        while let row = try records.next() {
+            let id: Int64 = row[0]
+            let kind: Int = row[1]
+            if first[id] == nil {
+                guard first.count < limit else { throw Unmaintainable() }
+                first[id] = (kind, row[2])
+            }
+            if kind == ChangeKind.updated.rawValue { updated.insert(id) }
+        }
+
+        // 2. Where each touched asset was: a binary search by its values at `start`.
+        let decoder = JSONDecoder()
+        var old: [Int64: SortKey] = [:]
+        for (id, entry) in first where entry.kind != ChangeKind.inserted.rawValue {
+            guard let data = entry.previous, let row = try? decoder.decode(AssetRow.self, from: data) else { throw Unmaintainable() }
+            let values = try row.databaseDictionary
+            var key: [DatabaseValue] = []
+            for column in columns {
+                guard let value = values[column] else { throw Unmaintainable() }
+                key.append(value)
+            }
+            old[id] = SortKey(values: key, id: id)
+        }
+        let select = try db.cachedStatement(sql: "SELECT \(columns.isEmpty ? "1" : columns.joined(separator: ", ")) FROM asset WHERE id = ?")
+        var probes: [Int: SortKey] = [:]
+        /// The key of the asset at `position` of `before`, at `start`: untouched assets still have it.
+        func key(at position: Int) throws -> SortKey {
+            if let known = probes[position] { return known }
+            let id = before[position]
+            let key: SortKey
+            if first[id] != nil {
+                guard let known = old[id] else { throw Unmaintainable() }
+                key = known
+            } else {
+                guard let row = try Row.fetchOne(select, arguments: [id]) else { throw Unmaintainable() }
+                key = SortKey(values: columns.indices.map { row[$0] as DatabaseValue }, id: id)
+            }
+            probes[position] = key
+            return key
+        }
+        let count = before.count
+        var beforePosition: [Int64: Int] = [:]
+        var holes: [Int] = []  // Positions in `before` of touched assets: they leave, some come back.
+        for (id, target) in old {
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low + high) / 2
+                if compare(try key(at: middle), target) < 0 { low = middle + 1 } else { high = middle }
+            }
+            if low < count && before[low] == id {
+                beforePosition[id] = low
+                holes.append(low)
+            }
+        }
+        holes.sort()
+        let holeSet = Set(holes)
+
+        // 3. The touched assets in the result now, with their values: the fetch's own condition.
+        let list = first.keys.sorted().map(String.init).joined(separator: ",")
+        let selectColumns = columns.map { ", asset." + $0 }.joined()
+        let query = SQL(sql: "SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(list)) AND (") + condition + SQL(sql: ")")
+        let (text, arguments) = try query.build(db)
+        var members = try Row.fetchAll(db, sql: text, arguments: arguments).map { row in
+            SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
+        }
+        members.sort { compare($0, $1) < 0 }
+
+        // 4. Where each goes: the number of untouched assets before it, by a binary search over `before`
+        //    that steps over the holes.
+        func untouchedBefore(_ target: SortKey) throws -> Int {
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low + high) / 2
+                var probe = middle
+                while probe < high && holeSet.contains(probe) { probe += 1 }
+                if probe == high {
+                    probe = middle - 1
+                    while probe >= low && holeSet.contains(probe) { probe -= 1 }
+                    if probe < low { break }  // Only holes left: the untouched assets before `low` are the ones.
+                }
+                if compare(try key(at: probe), target) < 0 { low = probe + 1 } else { high = probe }
+            }
+            return low - FetchResultKeyList.lowerBound(holes, low)
+        }
+        var slots: [Int] = []  // slots[i]: untouched assets before members[i]; ascending.
+        slots.reserveCapacity(members.count)
+        for member in members { slots.append(try untouchedBefore(member)) }
+        let untouchedCount = count - holes.count
+        let after = before.applying(
+            removed: holes, inserted: members.indices.map { (index: slots[$0] + $0, key: members[$0].id) })
+
+        // 5. The details.
+        let memberIDs = Set(members.map { $0.id })
+        var removedIndexes: [Int] = []
+        for (id, position) in beforePosition where !memberIDs.contains(id) { removedIndexes.append(position) }
+        removedIndexes.sort()
+        var insertedIndexes: [Int] = []
+        var common: [CommonAsset] = []
+        var changedIndexes: [Int] = []
+        for (index, member) in members.enumerated() {
+            let afterIndex = slots[index] + index
+            guard let position = beforePosition[member.id] else {
+                insertedIndexes.append(afterIndex)
+                continue
+            }
+            common.append(CommonAsset(
+                beforeIndex: position, afterIndex: afterIndex, order: index,
+                untouchedBefore: position - FetchResultKeyList.lowerBound(holes, position), untouchedAfter: slots[index]))
+            if updated.contains(member.id) { changedIndexes.append(afterIndex) }
+        }
+        let moves = try Self.minimalMoves(common: common, untouchedCount: untouchedCount, holes: holes, slots: slots)
+        return IncrementalUpdate(
+            diff: IndexDiff.assembled(
+                beforeCount: count, afterCount: untouchedCount + members.count, removedIndexes: removedIndexes,
+                insertedIndexes: insertedIndexes, moves: moves, changedIndexes: changedIndexes),
+            after: after)
+    }
+
+    /// A touched asset present before and after.
+    struct CommonAsset {
+        let beforeIndex: Int
+        let afterIndex: Int
+        /// Its rank among the touched assets after (their order in the result after).
+        let order: Int
+        /// The untouched assets before it, before and after.
+        let untouchedBefore: Int
+        let untouchedAfter: Int
+    }
+
+    /// One element of the compressed subsequence problem: a touched asset present before and after, or a run
+    /// of untouched assets (by rank among them) that no such asset splits, before or after.
+    private struct Item {
+        enum Kind {
+            case common(Int)
+            case run(Range<Int>)
+        }
+
+        let kind: Kind
+        let weight: Int
+        /// Order keys: position among the untouched assets, then runs after touched assets at the same
+        /// place, then the touched assets' own order.
+        let afterKey: (Int, Int, Int)
+        let beforeKey: (Int, Int, Int)
+    }
+
+    /// The moves of a longest increasing subsequence of before positions in after order, chosen with
+    /// ``IndexDiff``'s tie-break, computed over runs instead of single assets.
+    ///
+    /// Every untouched asset keeps its relative order, so the sequence is one increasing chain with at most *c*
+    /// touched assets (*c* = `common.count`) cutting into it, before and after. Between cuts, a run of the
+    /// chain is compatible with whatever is compatible with one of its members, so a longest subsequence holds
+    /// all of it or none of it: a weighted longest increasing subsequence over O(*c*) items. The tie-break
+    /// (each element the latest possible, from the last backwards) picks, from the end, the latest item whose
+    /// range of subsequence lengths holds the length wanted; that item is always a whole one.
+    ///
+    /// - Complexity: O(*c* log *c*) plus the moves.
+    private static func minimalMoves(common: [CommonAsset], untouchedCount: Int, holes: [Int], slots: [Int]) throws -> [IndexDiff.Move] {
+        guard !common.isEmpty else { return [] }
+        var cuts: Set<Int> = [0, untouchedCount]
+        for asset in common {
+            cuts.insert(asset.untouchedBefore)
+            cuts.insert(asset.untouchedAfter)
+        }
+        let sortedCuts = cuts.sorted()
+        var items: [Item] = []
+        items.reserveCapacity(common.count + sortedCuts.count)
+        for (index, asset) in common.enumerated() {
+            items.append(Item(
+                kind: .common(index), weight: 1, afterKey: (asset.untouchedAfter, 0, asset.order),
+                beforeKey: (asset.untouchedBefore, 0, asset.beforeIndex)))
+        }
+        for (lower, upper) in zip(sortedCuts, sortedCuts.dropFirst()) where lower < upper {
+            items.append(Item(kind: .run(lower..<upper), weight: upper - lower, afterKey: (lower, 1, 0), beforeKey: (lower, 1, 0)))
+        }
+        items.sort { $0.afterKey < $1.afterKey }
+        let byBefore = items.indices.sorted { items[$0].beforeKey < items[$1].beforeKey }
+        var rank = [Int](repeating: 0, count: items.count)
+        for (position, item) in byBefore.enumerated() { rank[item] = position }
+
+        // Longest (weighted) subsequence ending at each item, through a Fenwick tree of prefix maxima.
+        var tree = [Int](repeating: 0, count: items.count + 1)
+        var best = [Int](repeating: 0, count: items.count)
+        for (index, item) in items.enumerated() {
+            var longest = 0
+            var node = rank[index]  // Prefix of ranks 0..<rank.
+            while node > 0 {
+                longest = max(longest, tree[node])
+                node -= node & -node
+            }
+            best[index] = longest + item.weight
+            node = rank[index] + 1
+            while node <= items.count {
+                tree[node] = max(tree[node], best[index])
+                node += node & -node
+            }
+        }
+
+        // Backtrack from the end: the latest item holding each length wanted.
+        var wanted = best.max() ?? 0
+        var kept = [Bool](repeating: false, count: items.count)
+        var index = items.count - 1
+        while wanted > 0 && index >= 0 {
+            if best[index] >= wanted && best[index] - items[index].weight < wanted {
+                // A longest subsequence holds whole runs only.
+                guard best[index] == wanted else { throw Unmaintainable() }
+                kept[index] = true
+                wanted -= items[index].weight
+            }
+            index -= 1
+        }
+        guard wanted == 0 else { throw Unmaintainable() }
+
+        var moves: [IndexDiff.Move] = []
+        for (index, item) in items.enumerated() where !kept[index] {
+            switch item.kind {
+            case .common(let asset):
+                moves.append(IndexDiff.Move(from: common[asset].beforeIndex, to: common[asset].afterIndex))
+            case .run(let ranks):
+                for rank in ranks {
+                    // Touched assets placed before it: those whose slot is at most its rank.
+                    var low = 0
+                    var high = slots.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if slots[middle] <= rank { low = middle + 1 } else { high = middle }
+                    }
+                    moves.append(IndexDiff.Move(
+                        from: FetchResultKeyList.position(ofSurvivor: rank, holes: holes), to: rank + low))
+                }
+            }
+        }
+        moves.sort { $0.to < $1.to }
+        return moves
+    }
+
+    /// Compares two keys in the fetch's order: the columns as SQLite orders them, each ascending or not, then
+    /// the id ascending. Negative, zero or positive.
+    func compare(_ lhs: SortKey, _ rhs: SortKey) -> Int {
+        for index in columns.indices {
+            let order = Self.compare(lhs.values[index], rhs.values[index])
+            if order != 0 { return ascending[index] ? order : -order }
+        }
+        return lhs.id < rhs.id ? -1 : (lhs.id == rhs.id ? 0 : 1)
+    }
+
+    /// SQLite's order of values (`BINARY` collation): NULL, then numbers (integers and reals compared
+    /// exactly), then text by bytes, then blobs by bytes.
+    static func compare(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Int {
+        func sign<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (a == b ? 0 : 1) }
+        func typeOrder(_ value: DatabaseValue) -> Int {
+            switch value.storage {
+            case .null: 0
+            case .int64, .double: 1
+            case .string: 2
+            case .blob: 3
+            }
+        }
+        switch (lhs.storage, rhs.storage) {
+        case (.int64(let a), .int64(let b)): return sign(a, b)
+        case (.double(let a), .double(let b)): return sign(a, b)
+        case (.int64(let a), .double(let b)): return compare(a, b)
+        case (.double(let a), .int64(let b)): return -compare(b, a)
+        case (.string(let a), .string(let b)):
+            if a.utf8.elementsEqual(b.utf8) { return 0 }
+            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+        case (.blob(let a), .blob(let b)):
+            if a == b { return 0 }
+            return a.lexicographicallyPrecedes(b) ? -1 : 1
+        default:
+            return sign(typeOrder(lhs), typeOrder(rhs))
+        }
+    }
+
+    /// An integer and a real compared exactly.
+    private static func compare(_ integer: Int64, _ real: Double) -> Int {
+        if real.isNaN { return 1 }
+        if real >= 9_223_372_036_854_775_808.0 { return -1 }
+        if real < -9_223_372_036_854_775_808.0 { return 1 }
+        let floor = real.rounded(.down)
+        let whole = Int64(floor)
+        if integer != whole { return integer < whole ? -1 : 1 }
+        return real > floor ? -1 : 0
+    }
+}
+
+/// The change of one fetch result over a delivery round, made incrementally.
+struct IncrementalUpdate: Sendable {
+    let diff: IndexDiff
+    /// The keys after the round (the before keys' storage with a patch).
+    let after: FetchResultKeyList
+}
