@@ -85,8 +85,10 @@ struct IncrementalFetch: Sendable {
         var first: [Int64: (kind: Int, previous: Data?)] = [:]
         var updated: Set<Int64> = []
         let limit = Self.maximumTouched(count: before.count)
+        // `+objectType`: read the interval through the primary key, not every asset record through the index
+        // on object type.
         let records = try Row.fetchCursor(
-            db, sql: "SELECT objectId, kind, previousValues FROM change_record WHERE seq > ? AND seq <= ? AND objectType = ? ORDER BY seq",
+            db, sql: "SELECT objectId, kind, previousValues FROM change_record WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq",
             arguments: [start, end, ObjectType.asset.rawValue])
         while let row = try records.next() {
             let id: Int64 = row[0]

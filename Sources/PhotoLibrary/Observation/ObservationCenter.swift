@@ -231,7 +231,8 @@ final class ObservationCenter: Sendable {
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
             try Row.fetchAll(
                 db,
-                sql: "SELECT seq, objectId FROM change_record WHERE objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
+                // `+objectType`: through the primary key's range of `seq`, not every record of the type.
+                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
                 arguments: [type.rawValue, start, end]
             ).map { (sequence: $0["seq"], key: transform($0["objectId"])) }
         }
