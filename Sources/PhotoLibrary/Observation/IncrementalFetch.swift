@@ -113,44 +113,70 @@ struct IncrementalFetch: Sendable {
             }
             old[id] = SortKey(values: key, id: id)
         }
-        let select = try db.cachedStatement(sql: "SELECT \(columns.isEmpty ? "1" : columns.joined(separator: ", ")) FROM asset WHERE id = ?")
-        var probes: [Int: SortKey] = [:]
-        /// The key of the asset at `position` of `before`, at `start`: untouched assets still have it.
-        func key(at position: Int) throws -> SortKey {
-            if let known = probes[position] { return known }
-            let id = before[position]
-            let key: SortKey
-            if first[id] != nil {
-                guard let known = old[id] else { throw Unmaintainable() }
-                key = known
-            } else {
-                guard let row = try Row.fetchOne(select, arguments: [id]) else { throw Unmaintainable() }
-                key = SortKey(values: columns.indices.map { row[$0] as DatabaseValue }, id: id)
-            }
-            probes[position] = key
-            return key
-        }
+        let selectColumns = columns.map { ", asset." + $0 }.joined()
         let count = before.count
+        var probes: [Int: SortKey] = [:]
+        /// Reads the keys, at `start`, of the assets at these positions of `before` (untouched assets still
+        /// have them), in one query.
+        func load(_ positions: [Int]) throws {
+            var wanted: [Int64: [Int]] = [:]
+            for position in positions where probes[position] == nil {
+                let id = before[position]
+                if first[id] != nil {
+                    guard let known = old[id] else { throw Unmaintainable() }
+                    probes[position] = known
+                } else {
+                    wanted[id, default: []].append(position)
+                }
+            }
+            guard !wanted.isEmpty else { return }
+            let list = wanted.keys.map(String.init).joined(separator: ",")
+            for row in try Row.fetchAll(db, sql: "SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(list))") {
+                let key = SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
+                for position in wanted[key.id] ?? [] { probes[position] = key }
+            }
+            guard positions.allSatisfy({ probes[$0] != nil }) else { throw Unmaintainable() }
+        }
+        /// The first position of `before` whose key is not less than each target's, stepping over `holes`
+        /// (which then count for nothing). The searches advance together, so that the probes of each step
+        /// are read in one query: O(log *n*) queries for all of them.
+        func lowerBounds(_ targets: [SortKey], skipping holes: Set<Int>) throws -> [Int] {
+            var low = [Int](repeating: 0, count: targets.count)
+            var high = [Int](repeating: count, count: targets.count)
+            var active = Array(targets.indices)
+            while !active.isEmpty {
+                var step: [(target: Int, probe: Int)] = []
+                for target in active {
+                    let middle = (low[target] + high[target]) / 2
+                    var probe = middle
+                    while probe < high[target] && holes.contains(probe) { probe += 1 }
+                    if probe == high[target] {
+                        probe = middle - 1
+                        while probe >= low[target] && holes.contains(probe) { probe -= 1 }
+                        if probe < low[target] { continue }  // Only holes left: the answer is `low`.
+                    }
+                    step.append((target, probe))
+                }
+                try load(step.map(\.probe))
+                for (target, probe) in step {
+                    if compare(probes[probe]!, targets[target]) < 0 { low[target] = probe + 1 } else { high[target] = probe }
+                }
+                active = step.map(\.target).filter { low[$0] < high[$0] }
+            }
+            return low
+        }
         var beforePosition: [Int64: Int] = [:]
         var holes: [Int] = []  // Positions in `before` of touched assets: they leave, some come back.
-        for (id, target) in old {
-            var low = 0
-            var high = count
-            while low < high {
-                let middle = (low + high) / 2
-                if compare(try key(at: middle), target) < 0 { low = middle + 1 } else { high = middle }
-            }
-            if low < count && before[low] == id {
-                beforePosition[id] = low
-                holes.append(low)
-            }
+        let oldKeys = Array(old.values)
+        for (target, position) in zip(oldKeys, try lowerBounds(oldKeys, skipping: [])) where position < count && before[position] == target.id {
+            beforePosition[target.id] = position
+            holes.append(position)
         }
         holes.sort()
         let holeSet = Set(holes)
 
         // 3. The touched assets in the result now, with their values: the fetch's own condition.
         let list = first.keys.sorted().map(String.init).joined(separator: ",")
-        let selectColumns = columns.map { ", asset." + $0 }.joined()
         let query = SQL(sql: "SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(list)) AND (") + condition + SQL(sql: ")")
         let (text, arguments) = try query.build(db)
         var members = try Row.fetchAll(db, sql: text, arguments: arguments).map { row in
@@ -158,27 +184,23 @@ struct IncrementalFetch: Sendable {
         }
         members.sort { compare($0, $1) < 0 }
 
-        // 4. Where each goes: the number of untouched assets before it, by a binary search over `before`
-        //    that steps over the holes.
-        func untouchedBefore(_ target: SortKey) throws -> Int {
-            var low = 0
-            var high = count
-            while low < high {
-                let middle = (low + high) / 2
-                var probe = middle
-                while probe < high && holeSet.contains(probe) { probe += 1 }
-                if probe == high {
-                    probe = middle - 1
-                    while probe >= low && holeSet.contains(probe) { probe -= 1 }
-                    if probe < low { break }  // Only holes left: the untouched assets before `low` are the ones.
-                }
-                if compare(try key(at: probe), target) < 0 { low = probe + 1 } else { high = probe }
+        // 4. Where each goes: the number of untouched assets before it. An asset whose sort values didn't
+        //    change has the same untouched assets before it as before; the others are searched for, over
+        //    the untouched assets.
+        var slots = [Int](repeating: -1, count: members.count)  // Untouched assets before each member; ascending.
+        var searched: [Int] = []
+        for (index, member) in members.enumerated() {
+            if let position = beforePosition[member.id], let previous = old[member.id],
+                zip(previous.values, member.values).allSatisfy({ Self.compare($0, $1) == 0 })
+            {
+                slots[index] = position - FetchResultKeyList.lowerBound(holes, position)
+            } else {
+                searched.append(index)
             }
-            return low - FetchResultKeyList.lowerBound(holes, low)
         }
-        var slots: [Int] = []  // slots[i]: untouched assets before members[i]; ascending.
-        slots.reserveCapacity(members.count)
-        for member in members { slots.append(try untouchedBefore(member)) }
+        for (index, position) in zip(searched, try lowerBounds(searched.map { members[$0] }, skipping: holeSet)) {
+            slots[index] = position - FetchResultKeyList.lowerBound(holes, position)
+        }
         let untouchedCount = count - holes.count
         let after = before.applying(
             removed: holes, inserted: members.indices.map { (index: slots[$0] + $0, key: members[$0].id) })
