@@ -55,6 +55,9 @@ struct IncrementalFetch: Sendable {
         return max(32, count / (16 * log))
     }
 
+    /// The ids read by one probe statement.
+    static var probeArity: Int { 16 }
+
     /// Why a round can't be followed incrementally: fetch again instead.
     struct Unmaintainable: Error {}
 
@@ -116,6 +119,9 @@ struct IncrementalFetch: Sendable {
         let selectColumns = columns.map { ", asset." + $0 }.joined()
         let count = before.count
         var probes: [Int: SortKey] = [:]
+        let probe = try db.cachedStatement(sql: """
+            SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(Array(repeating: "?", count: Self.probeArity).joined(separator: ",")))
+            """)
         /// Reads the keys, at `start`, of the assets at these positions of `before` (untouched assets still
         /// have them), in one query.
         func load(_ positions: [Int]) throws {
@@ -130,10 +136,16 @@ struct IncrementalFetch: Sendable {
                 }
             }
             guard !wanted.isEmpty else { return }
-            let list = wanted.keys.map(String.init).joined(separator: ",")
-            for row in try Row.fetchAll(db, sql: "SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(list))") {
-                let key = SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
-                for position in wanted[key.id] ?? [] { probes[position] = key }
+            // One prepared statement of `probeArity` ids (padded with 0, never an id): preparing a statement
+            // costs more than running it.
+            let ids = Array(wanted.keys)
+            for chunk in stride(from: 0, to: ids.count, by: Self.probeArity) {
+                var arguments = ids[chunk..<min(ids.count, chunk + Self.probeArity)].map { $0.databaseValue }
+                arguments += repeatElement(0.databaseValue, count: Self.probeArity - arguments.count)
+                for row in try Row.fetchAll(probe, arguments: StatementArguments(arguments)) {
+                    let key = SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
+                    for position in wanted[key.id] ?? [] { probes[position] = key }
+                }
             }
             guard positions.allSatisfy({ probes[$0] != nil }) else { throw Unmaintainable() }
         }
