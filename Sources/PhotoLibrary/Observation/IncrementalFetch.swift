@@ -149,43 +149,23 @@ struct IncrementalFetch: Sendable {
             }
             guard positions.allSatisfy({ probes[$0] != nil }) else { throw Unmaintainable() }
         }
-        /// The first position of `before` whose key is not less than each target's, stepping over `holes`
-        /// (which then count for nothing). The searches advance together, so that the probes of each step
-        /// are read in one query: O(log *n*) queries for all of them.
-        func lowerBounds(_ targets: [SortKey], skipping holes: Set<Int>) throws -> [Int] {
+        /// The first position of `before` whose key at `start` is not less than each target. The searches
+        /// advance together, so that the probes of each step are read in one query: O(log *n*) queries for
+        /// all of them.
+        func lowerBounds(_ targets: [SortKey]) throws -> [Int] {
             var low = [Int](repeating: 0, count: targets.count)
             var high = [Int](repeating: count, count: targets.count)
-            var active = Array(targets.indices)
+            var active = count > 0 ? Array(targets.indices) : []
             while !active.isEmpty {
-                var step: [(target: Int, probe: Int)] = []
-                for target in active {
-                    let middle = (low[target] + high[target]) / 2
-                    var probe = middle
-                    while probe < high[target] && holes.contains(probe) { probe += 1 }
-                    if probe == high[target] {
-                        probe = middle - 1
-                        while probe >= low[target] && holes.contains(probe) { probe -= 1 }
-                        if probe < low[target] { continue }  // Only holes left: the answer is `low`.
-                    }
-                    step.append((target, probe))
-                }
+                let step = active.map { (target: $0, probe: (low[$0] + high[$0]) / 2) }
                 try load(step.map(\.probe))
                 for (target, probe) in step {
                     if compare(probes[probe]!, targets[target]) < 0 { low[target] = probe + 1 } else { high[target] = probe }
                 }
-                active = step.map(\.target).filter { low[$0] < high[$0] }
+                active = active.filter { low[$0] < high[$0] }
             }
             return low
         }
-        var beforePosition: [Int64: Int] = [:]
-        var holes: [Int] = []  // Positions in `before` of touched assets: they leave, some come back.
-        let oldKeys = Array(old.values)
-        for (target, position) in zip(oldKeys, try lowerBounds(oldKeys, skipping: [])) where position < count && before[position] == target.id {
-            beforePosition[target.id] = position
-            holes.append(position)
-        }
-        holes.sort()
-        let holeSet = Set(holes)
 
         // 3. The touched assets in the result now, with their values: the fetch's own condition.
         let list = first.keys.sorted().map(String.init).joined(separator: ",")
@@ -196,23 +176,31 @@ struct IncrementalFetch: Sendable {
         }
         members.sort { compare($0, $1) < 0 }
 
-        // 4. Where each goes: the number of untouched assets before it. An asset whose sort values didn't
-        //    change has the same untouched assets before it as before; the others are searched for, over
-        //    the untouched assets.
-        var slots = [Int](repeating: -1, count: members.count)  // Untouched assets before each member; ascending.
-        var searched: [Int] = []
-        for (index, member) in members.enumerated() {
-            if let position = beforePosition[member.id], let previous = old[member.id],
-                zip(previous.values, member.values).allSatisfy({ Self.compare($0, $1) == 0 })
-            {
-                slots[index] = position - FetchResultKeyList.lowerBound(holes, position)
+        // 4. One search per key: where each touched asset was (by its key at `start`), and where each member
+        //    goes. `before` is ordered by the keys at `start`, which untouched assets still have, so the
+        //    untouched assets before a member's key are the untouched ones before its lower bound. A member
+        //    whose sort values didn't change has one search for both.
+        let oldKeys = Array(old.values)
+        var targets = oldKeys
+        var memberTarget: [Int] = []  // Index into `targets` of each member's search.
+        for member in members {
+            if let previous = old[member.id], zip(previous.values, member.values).allSatisfy({ Self.compare($0, $1) == 0 }) {
+                memberTarget.append(oldKeys.firstIndex { $0.id == member.id }!)
             } else {
-                searched.append(index)
+                memberTarget.append(targets.count)
+                targets.append(member)
             }
         }
-        for (index, position) in zip(searched, try lowerBounds(searched.map { members[$0] }, skipping: holeSet)) {
-            slots[index] = position - FetchResultKeyList.lowerBound(holes, position)
+        let bounds = try lowerBounds(targets)
+        var beforePosition: [Int64: Int] = [:]
+        var holes: [Int] = []  // Positions in `before` of touched assets: they leave, some come back.
+        for (target, position) in zip(oldKeys, bounds) where position < count && before[position] == target.id {
+            beforePosition[target.id] = position
+            holes.append(position)
         }
+        holes.sort()
+        // slots[i]: the untouched assets before members[i]; ascending.
+        let slots = memberTarget.map { bounds[$0] - FetchResultKeyList.lowerBound(holes, bounds[$0]) }
         let untouchedCount = count - holes.count
         let after = before.applying(
             removed: holes, inserted: members.indices.map { (index: slots[$0] + $0, key: members[$0].id) })
