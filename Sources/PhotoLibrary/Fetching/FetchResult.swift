@@ -34,11 +34,11 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     static var cachedBatchLimit: Int { 16 }
 
     init(
-        keys: [Int64], sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
+        keys: [Int64], fences: SortFences? = nil, sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
         requery: (@Sendable (Database) throws -> [Int64])?, incremental: IncrementalFetch? = nil,
         loader: @escaping Loader
     ) {
-        self.keyList = FetchResultKeyList(keys)
+        self.keyList = FetchResultKeyList(keys, fences: fences)
         self.sequence = sequence
         self.query = query
         self.chain = FetchChain(keyKind: keyKind, requery: requery, incremental: incremental)

@@ -1,3 +1,15 @@
+import GRDB
+
+/// The sort values of every ``stride``-th key of a fetched list, read with the keys: the first levels of the
+/// incremental path's binary searches run over them in memory (see ``IncrementalFetch``). Values of the
+/// keys at `f * stride`, ``width`` per key.
+struct SortFences: Sendable {
+    static var stride: Int { 32 }
+    let width: Int
+    let values: [DatabaseValue]
+    var count: Int { width == 0 ? 0 : values.count / width }
+}
+
 /// The keys of a fetch result, in order: a flat array, or the array of an earlier state of the same fetch
 /// with a small sorted patch (the indexes of the base left out, and the keys inserted at their indexes).
 ///
@@ -17,22 +29,36 @@ struct FetchResultKeyList: Sendable {
     let insertedKeys: [Int64]
     /// The number of keys.
     let count: Int
+    /// The sort values of every few keys of ``base``, when the fetch read them. A fence of a base key that
+    /// the patch doesn't remove still holds: the key was touched by no transaction since.
+    let fences: SortFences?
 
     /// A flat list.
-    init(_ keys: [Int64]) {
+    init(_ keys: [Int64], fences: SortFences? = nil) {
         base = keys
         removed = []
         insertedIndexes = []
         insertedKeys = []
         count = keys.count
+        self.fences = fences
     }
 
-    private init(base: [Int64], removed: [Int], insertedIndexes: [Int], insertedKeys: [Int64]) {
+    private init(base: [Int64], removed: [Int], insertedIndexes: [Int], insertedKeys: [Int64], fences: SortFences?) {
         self.base = base
         self.removed = removed
         self.insertedIndexes = insertedIndexes
         self.insertedKeys = insertedKeys
         count = base.count - removed.count + insertedIndexes.count
+        self.fences = fences
+    }
+
+    /// The index in this list of base key `baseIndex`, or nil when the patch removed it.
+    ///
+    /// - Complexity: O(log *K*).
+    func index(ofBase baseIndex: Int) -> Int? {
+        let removedBefore = Self.lowerBound(removed, baseIndex)
+        if removedBefore < removed.count && removed[removedBefore] == baseIndex { return nil }
+        return Self.position(ofSurvivor: baseIndex - removedBefore, holes: insertedIndexes)
     }
 
     /// Whether the list is its base, without a patch.
@@ -188,7 +214,8 @@ struct FetchResultKeyList: Sendable {
                 b += 1
             }
         }
-        let result = FetchResultKeyList(base: base, removed: mergedRemoved, insertedIndexes: indexes, insertedKeys: keys)
+        let result = FetchResultKeyList(
+            base: base, removed: mergedRemoved, insertedIndexes: indexes, insertedKeys: keys, fences: fences)
         if result.patchSize > Self.compactionLimit(count: result.count) {
             return FetchResultKeyList(result.array)
         }

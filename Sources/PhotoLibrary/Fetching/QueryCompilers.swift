@@ -6,6 +6,26 @@ struct CompiledQuery {
     let sql: SQL
     /// How to maintain the fetch incrementally; nil when it can't be (see ``IncrementalFetch``).
     var incremental: IncrementalFetch? = nil
+    /// The same query also selecting the sort columns (``IncrementalFetch/columns``), for ``fetchKeysAndFences(_:)``.
+    var sampledSQL: SQL? = nil
+
+    /// The keys and, every ``SortFences/stride`` keys, the sort values of the key (what the incremental path
+    /// searches first, in memory). The values come with the rows read anyway: for an order served by an index
+    /// they are in the index.
+    func fetchKeysAndFences(_ db: Database) throws -> ([Int64], SortFences?) {
+        guard let sampledSQL, let width = incremental?.columns.count else { return (try fetchKeys(db), nil) }
+        let (text, arguments) = try sampledSQL.build(db)
+        var keys: [Int64] = []
+        var values: [DatabaseValue] = []
+        let cursor = try Row.fetchCursor(db, sql: text, arguments: arguments)
+        while let row = try cursor.next() {
+            if keys.count % SortFences.stride == 0 {
+                for column in 0..<width { values.append(row[column + 1]) }
+            }
+            keys.append(row[0])
+        }
+        return (keys, SortFences(width: width, values: values))
+    }
 
     func fetchKeys(_ db: Database) throws -> [Int64] {
         let (text, arguments) = try sql.build(db)
@@ -71,7 +91,7 @@ enum AssetQueryCompiler {
         if let predicate = options.predicate {
             conditions.append(try predicate.sql(for: .asset))
         }
-        var sql: SQL = "SELECT asset.id FROM " + from
+        var sql: SQL = " FROM " + from
         let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
         if let condition {
             sql += " WHERE " + condition
@@ -94,7 +114,11 @@ enum AssetQueryCompiler {
                 condition: condition ?? "1",
                 sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
         }
-        return CompiledQuery(sql: sql, incremental: incremental)
+        var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)
+        if let incremental {
+            compiled.sampledSQL = SQL(sql: "SELECT asset.id" + incremental.columns.map { ", asset." + $0 }.joined()) + sql
+        }
+        return compiled
     }
 }
 

@@ -155,7 +155,42 @@ struct IncrementalFetch: Sendable {
         func lowerBounds(_ targets: [SortKey]) throws -> [Int] {
             var low = [Int](repeating: 0, count: targets.count)
             var high = [Int](repeating: count, count: targets.count)
-            var active = count > 0 ? Array(targets.indices) : []
+            // First in memory, over the sort values the fetch sampled (those of keys untouched since).
+            if let fences = before.fences, fences.count > 0, fences.width == columns.count {
+                let stride = SortFences.stride
+                for target in targets.indices {
+                    var lower = 0
+                    var upper = fences.count
+                    while lower < upper {
+                        let middle = (lower + upper) / 2
+                        var fence = middle
+                        var position = before.index(ofBase: fence * stride)
+                        while position == nil && fence + 1 < upper {
+                            fence += 1
+                            position = before.index(ofBase: fence * stride)
+                        }
+                        if position == nil {
+                            fence = middle - 1
+                            while fence >= lower {
+                                position = before.index(ofBase: fence * stride)
+                                if position != nil { break }
+                                fence -= 1
+                            }
+                            guard let found = position, fence >= lower else { break }  // No fence left that holds.
+                            position = found
+                        }
+                        let values = Array(fences.values[(fence * fences.width)..<((fence + 1) * fences.width)])
+                        if compare(SortKey(values: values, id: before.base[fence * stride]), targets[target]) < 0 {
+                            lower = fence + 1
+                            low[target] = max(low[target], position! + 1)
+                        } else {
+                            upper = fence
+                            high[target] = min(high[target], position!)
+                        }
+                    }
+                }
+            }
+            var active = targets.indices.filter { low[$0] < high[$0] }
             while !active.isEmpty {
                 let step = active.map { (target: $0, probe: (low[$0] + high[$0]) / 2) }
                 try load(step.map(\.probe))
