@@ -1,10 +1,10 @@
 import GRDB
 
-/// The sort values of every ``stride``-th key of a fetched list, read with the keys: the first levels of the
+/// The sort values of every ``stride``-th key (16) of a fetched list, read with the keys: the first levels of the
 /// incremental path's binary searches run over them in memory (see ``IncrementalFetch``). Values of the
 /// keys at `f * stride`, ``width`` per key.
 struct SortFences: Sendable {
-    static var stride: Int { 32 }
+    static var stride: Int { 16 }
     let width: Int
     let values: [DatabaseValue]
     var count: Int { width == 0 ? 0 : values.count / width }

@@ -31,6 +31,9 @@ struct IncrementalFetch: Sendable {
     let columns: [String]
     /// Whether each column sorts ascending.
     let ascending: [Bool]
+    /// The journaled properties that cover the sort columns: an asset whose records name none of them kept
+    /// its sort values. Nil when a column isn't covered (its values are then always read from the journal).
+    let sortProperties: AssetProperties?
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
     init?(condition: SQL, sortDescriptors: [FetchSort]) {
@@ -46,6 +49,18 @@ struct IncrementalFetch: Sendable {
         self.condition = condition
         self.columns = columns
         self.ascending = ascending
+        let covering: [String: AssetProperties] = [
+            "localIdentifier": [], "mediaType": .mediaType, "mediaSubtypes": .mediaSubtypes, "pixelWidth": .pixelSize,
+            "pixelHeight": .pixelSize, "creationDate": .creationDate, "modificationDate": .modificationDate,
+            "latitude": .location, "longitude": .location, "duration": .duration, "isFavorite": .isFavorite,
+            "isHidden": .isHidden, "burstIdentifier": .burst, "representsBurst": .burst, "hasAdjustments": .hasAdjustments,
+            "originalFilename": .resource, "uniformTypeIdentifier": .resource, "fileSize": .content, "contentHash": .content,
+        ]
+        var properties: AssetProperties? = []
+        for column in columns {
+            if let covered = covering[column] { properties?.formUnion(covered) } else { properties = nil }
+        }
+        sortProperties = properties
     }
 
     /// The most touched assets a round may have for the incremental path: beyond about *n* / (16 log₂ *n*)
@@ -87,11 +102,15 @@ struct IncrementalFetch: Sendable {
         // 1. The touched assets; the first record of each after `start` tells its state then.
         var first: [Int64: (kind: Int, previous: Data?)] = [:]
         var updated: Set<Int64> = []
+        var sortChanged: Set<Int64> = []  // Assets whose records name a property of the sort.
         let limit = Self.maximumTouched(count: before.count)
         // `+objectType`: read the interval through the primary key, not every asset record through the index
         // on object type.
         let records = try Row.fetchCursor(
-            db, sql: "SELECT objectId, kind, previousValues FROM change_record WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq",
+            db, sql: """
+                SELECT objectId, kind, previousValues, changedProperties FROM change_record
+                WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq
+                """,
             arguments: [start, end, ObjectType.asset.rawValue])
         while let row = try records.next() {
             let id: Int64 = row[0]
@@ -100,13 +119,38 @@ struct IncrementalFetch: Sendable {
                 guard first.count < limit else { throw Unmaintainable() }
                 first[id] = (kind, row[2])
             }
-            if kind == ChangeKind.updated.rawValue { updated.insert(id) }
+            if kind == ChangeKind.updated.rawValue {
+                updated.insert(id)
+                let properties = AssetProperties(rawValue: row[3])
+                if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged.insert(id) }
+            }
         }
 
-        // 2. Where each touched asset was: a binary search by its values at `start`.
+        // 2. The touched assets now: their sort values, and whether they are in the result (the fetch's own
+        //    condition).
+        let selectColumns = columns.map { ", asset." + $0 }.joined()
+        let list = first.keys.sorted().map(String.init).joined(separator: ",")
+        let query = SQL(sql: "SELECT asset.id\(selectColumns), CASE WHEN (") + condition
+            + SQL(sql: ") THEN 1 ELSE 0 END FROM asset WHERE asset.id IN (\(list))")
+        let (text, arguments) = try query.build(db)
+        var current: [Int64: SortKey] = [:]
+        var members: [SortKey] = []
+        for row in try Row.fetchAll(db, sql: text, arguments: arguments) {
+            let key = SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
+            current[key.id] = key
+            if row[columns.count + 1] as Bool? == true { members.append(key) }
+        }
+        members.sort { compare($0, $1) < 0 }
+
+        // 3. The touched assets' sort values at `start`: their current ones when no record changed them, else
+        //    the previous values of their first record.
         let decoder = JSONDecoder()
         var old: [Int64: SortKey] = [:]
         for (id, entry) in first where entry.kind != ChangeKind.inserted.rawValue {
+            if !sortChanged.contains(id), let now = current[id] {
+                old[id] = now
+                continue
+            }
             guard let data = entry.previous, let row = try? decoder.decode(AssetRow.self, from: data) else { throw Unmaintainable() }
             let values = try row.databaseDictionary
             var key: [DatabaseValue] = []
@@ -116,7 +160,6 @@ struct IncrementalFetch: Sendable {
             }
             old[id] = SortKey(values: key, id: id)
         }
-        let selectColumns = columns.map { ", asset." + $0 }.joined()
         let count = before.count
         var probes: [Int: SortKey] = [:]
         let probe = try db.cachedStatement(sql: """
@@ -201,15 +244,6 @@ struct IncrementalFetch: Sendable {
             }
             return low
         }
-
-        // 3. The touched assets in the result now, with their values: the fetch's own condition.
-        let list = first.keys.sorted().map(String.init).joined(separator: ",")
-        let query = SQL(sql: "SELECT asset.id\(selectColumns) FROM asset WHERE asset.id IN (\(list)) AND (") + condition + SQL(sql: ")")
-        let (text, arguments) = try query.build(db)
-        var members = try Row.fetchAll(db, sql: text, arguments: arguments).map { row in
-            SortKey(values: columns.indices.map { row[$0 + 1] as DatabaseValue }, id: row[0])
-        }
-        members.sort { compare($0, $1) < 0 }
 
         // 4. One search per key: where each touched asset was (by its key at `start`), and where each member
         //    goes. `before` is ordered by the keys at `start`, which untouched assets still have, so the
