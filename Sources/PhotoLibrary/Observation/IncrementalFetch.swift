@@ -16,11 +16,13 @@ import GRDB
 /// ``maximumTouched(count:)`` assets or whose history has expired.
 ///
 /// **How.** The journal's records after the result's sequence name the touched assets; untouched assets keep
-/// their values, hence their membership and their relative order. The first record of a touched asset carries
-/// its values at the result's sequence: a binary search of the result by those values (reading the sort
-/// columns of the probed positions by primary key) finds where it was. Its current membership and values come
-/// from the fetch's own SQL condition restricted to the touched ids, so membership is exactly the requery's,
-/// and a binary search over the untouched assets places it. The minimal moves come from a longest increasing
+/// their values, hence their membership and their relative order. A touched asset's sort values at the
+/// result's sequence are its current ones when no record changed a sort property, else the previous values of
+/// its first record. Its current membership and values come from the fetch's own SQL condition restricted to
+/// the touched ids, so membership is exactly the requery's. One binary search per key over the result (ordered
+/// by the keys at its sequence) finds where each touched asset was and how many untouched assets precede each
+/// member: first in memory over the sort values the fetch sampled every 16 keys (``SortFences``), then over
+/// the database, all searches in step so that each step reads its probes in one prepared statement. The minimal moves come from a longest increasing
 /// subsequence over O(*k*) items: the touched assets present before and after, and the runs of untouched
 /// assets between them (a run is always wholly kept or wholly moved), with the same tie-break as
 /// ``IndexDiff``, so the details are exactly those of fetching again and diffing.
