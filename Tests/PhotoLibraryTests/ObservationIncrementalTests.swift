@@ -195,6 +195,26 @@ import Testing
         #expect(try test.library.observation.readChanges(after: start).last?.changeDetails(for: result) == nil)
     }
 
+    @Test func objectDetailsDescribeTheEndOfTheirRoundEvenAfterLaterChanges() throws {
+        let test = try TestLibrary()
+        let assets = try test.makeAssets(2)
+        let start = try test.library.currentChangeToken.sequence
+        try test.library.performChangesAndWait {
+            AssetChangeRequest(for: assets[0]).isFavorite = true
+            AssetChangeRequest.deleteAssets([assets[1]])
+        }
+        let change = try #require(try test.library.observation.readChanges(after: start).last)
+        // Later commits don't leak into the round's details: the object is read as it was at the round's end.
+        try test.library.performChangesAndWait {
+            AssetChangeRequest(for: assets[0]).isFavorite = false
+            AssetChangeRequest(for: assets[0]).pixelWidth = 99
+        }
+        let favourite = try #require(change.changeDetails(for: assets[0]))
+        #expect(favourite.objectAfterChanges?.isFavorite == true)
+        #expect(favourite.objectAfterChanges?.pixelWidth == assets[0].pixelWidth)
+        #expect(change.changeDetails(for: assets[1])?.objectWasDeleted == true)
+    }
+
     @Test func tooManyTouchedAssetsFallBackToFetchingAgain() throws {
         let test = try TestLibrary()
         let assets = try test.makeAssets(40)

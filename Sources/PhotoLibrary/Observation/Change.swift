@@ -60,9 +60,12 @@ public final class Change: Sendable {
     }
 
     /// How an object changed in this change's round, or nil when it didn't.
+    ///
+    /// - Complexity: one database read, for the object as it was at the end of the round (rebuilt from the
+    ///   journal when it changed since).
     public func changeDetails<Object: LibraryObject>(for object: Object) -> ObjectChangeDetails<Object>? {
         guard let context, let key = FetchResultKeys.objectKey(of: object), let change = context.objects[key] else { return nil }
-        let after = change.after as? Object
+        let after = change.deleted ? nil : context.object(key) as? Object
         if after == nil && !change.deleted { return nil }
         return ObjectChangeDetails(objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: change.contentChanged)
     }
@@ -77,7 +80,6 @@ struct DeliveryContext: Sendable {
     }
 
     struct ObjectUpdate: Sendable {
-        let after: (any LibraryObject)?
         let deleted: Bool
         let contentChanged: Bool
     }
@@ -95,7 +97,26 @@ struct DeliveryContext: Sendable {
     /// Keyed by object type and row id.
     let objects: [ObjectKey: ObjectUpdate]
     let incrementalLimit: Double
+    /// Where the touched objects are read from, as they were at ``sequence``.
+    let database: DatabasePool
     weak var center: ObservationCenter?
+
+    /// An object as it was at the end of the round: its row then, rebuilt from the journal's previous values
+    /// when it changed since (like a fetch result's objects). Nil when it can't be read.
+    func object(_ key: ObjectKey) -> (any LibraryObject)? {
+        try? database.read { db -> (any LibraryObject)? in
+            switch key.type {
+            case .asset:
+                return try ObjectLoading.assets([key.rowID][...], sequence: sequence, db).first
+            case .assetCollection:
+                let rows = try ObjectLoading.rows(
+                    AssetCollectionRow.self, objectType: .assetCollection, keys: [key.rowID], sequence: sequence, idColumn: \.id, db)
+                return rows[key.rowID].map(AssetCollection.init(row:))
+            case .collectionList:
+                return try ObjectLoading.lists([key.rowID][...], sequence: sequence, db).first
+            }
+        }
+    }
 }
 
 /// An object's identity across types.

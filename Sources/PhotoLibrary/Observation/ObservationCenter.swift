@@ -192,30 +192,16 @@ final class ObservationCenter: Sendable {
             updates[id] = DeliveryContext.ChainUpdate(
                 afterKeys: try entry.chain.requery!(db), updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
         }
-        // The state of every object the round touched.
+        // The objects the round touched: what the journal says of them. Their state at the end of the round is
+        // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
+        // result's objects, so that a delivery costs nothing for objects no one asks about.
         var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
-        for type in ObjectType.allCases {
-            let keys = touched.keys.filter { $0.type == type }.map(\.rowID)
-            guard !keys.isEmpty else { continue }
-            let loaded: [Int64: any LibraryObject]
-            switch type {
-            case .asset:
-                loaded = Dictionary(uniqueKeysWithValues: try ObjectLoading.assets(keys[...], sequence: .max, db).map { ($0.rowID, $0 as any LibraryObject) })
-            case .assetCollection:
-                loaded = Dictionary(uniqueKeysWithValues: try AssetCollectionRow.fetchAll(db, keys: keys).map { ($0.id, AssetCollection(row: $0) as any LibraryObject) })
-            case .collectionList:
-                loaded = Dictionary(uniqueKeysWithValues: try CollectionListRow.fetchAll(db, keys: keys).map { ($0.id, CollectionList(row: $0) as any LibraryObject) })
-            }
-            for key in keys {
-                let facts = touched[ObjectKey(type: type, rowID: key)]!
-                let after = loaded[key]
-                objects[ObjectKey(type: type, rowID: key)] = DeliveryContext.ObjectUpdate(
-                    after: after, deleted: after == nil, contentChanged: facts.contentChanged)
-            }
+        for (key, facts) in touched {
+            objects[key] = DeliveryContext.ObjectUpdate(deleted: facts.deleted, contentChanged: facts.contentChanged)
         }
         let context = DeliveryContext(
             sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
-            center: self)
+            database: database, center: self)
         return transactions.enumerated().map { index, row in
             let seq: Int64 = row["seq"]
             let date: Double = row["date"]
