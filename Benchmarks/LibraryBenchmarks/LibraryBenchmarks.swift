@@ -127,7 +127,7 @@ let benchmarks: @Sendable () -> Void = {
     // details of the tracked result) and asking the change for the result's details. The baseline is the
     // same with the incremental path switched off: fetch again and diff, what every delivery did before.
     let observeConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 1, maxDuration: .seconds(30), maxIterations: 15)
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(60), maxIterations: 40)
     for incremental in [true, false] {
         let name = incremental ? "incremental" : "baseline: fetch again + full diff"
         Benchmark("Change details, 1M tracked by creationDate, 10 assets updated: \(name)", configuration: observeConfiguration) { benchmark in
