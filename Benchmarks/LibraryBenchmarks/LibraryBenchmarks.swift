@@ -9,9 +9,10 @@ import GRDB
 enum Fixtures {
     static let root = URL(fileURLWithPath: "/tmp/photosync-benchmarks-v1")
 
-    /// A library of `count` assets with creation dates spread over ten years, in random order.
-    static func library(assets count: Int) throws -> PhotoLibrary {
-        try build("assets-v2-\(count)") { library in
+    /// A library of `count` assets with creation dates spread over ten years, in random order. Benchmarks
+    /// that commit into it use their own copy (`name`), so that the others keep measuring the same library.
+    static func library(assets count: Int, name: String = "assets-v2") throws -> PhotoLibrary {
+        try build("\(name)-\(count)") { library in
             var generator = SystemRandomNumberGenerator()
             let batch = 10_000
             for start in stride(from: 0, to: count, by: batch) {
@@ -117,6 +118,43 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM asset ORDER BY creationDate, id") }
         blackHole(rows.count)
+    }
+
+    // MARK: Issue 4 — change details of a tracked 1,000,000-asset fetch result
+
+    // One transaction updates 10 assets (5 new creation dates: moves; 5 favourites: changes in place); what is
+    // measured is the delivery's work for it: reading the round (as the observation queue does, with the
+    // details of the tracked result) and asking the change for the result's details. The baseline is the
+    // same with the incremental path switched off: fetch again and diff, what every delivery did before.
+    let observeConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(60), maxIterations: 40)
+    for incremental in [true, false] {
+        let name = incremental ? "incremental" : "baseline: fetch again + full diff"
+        Benchmark("Change details, 1M tracked by creationDate, 10 assets updated: \(name)", configuration: observeConfiguration) { benchmark in
+            let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
+            library.maintainsFetchResultsIncrementally = incremental
+            let result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
+            let start = try library.currentChangeToken
+            var picks: Set<Int> = []
+            while picks.count < 10 { picks.insert(Int.random(in: 0..<result.count)) }
+            let assets = picks.map { result[$0] }
+            try library.performChangesAndWait(author: "benchmark") {
+                for (index, asset) in assets.enumerated() {
+                    let request = AssetChangeRequest(for: asset)
+                    if index < 5 {
+                        request.creationDate = Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000))
+                    } else {
+                        request.isFavorite.toggle()
+                    }
+                }
+            }
+            benchmark.startMeasurement()
+            let changes = try library.readChanges(after: start)
+            let details = changes.last?.changeDetails(for: result)
+            benchmark.stopMeasurement()
+            precondition(details?.changedIndexes.count == 10 && details?.fetchResultAfterChanges.count == result.count)
+            blackHole(details)
+        }
     }
 
     // MARK: Issue 3 — the change history

@@ -74,6 +74,22 @@ public struct IndexDiff: Sendable, Hashable {
         self.changedIndexes = changedIndexes
     }
 
+    /// Creates a difference from its parts, for a caller that computed them itself (the photo library's
+    /// incremental maintenance of fetch results), which must honour every promise of this type: the index
+    /// spaces, ascending orders, minimal moves and the tie-break. Tests compare such a caller's output
+    /// with ``compute(from:to:changed:)``.
+    ///
+    /// - Complexity: O(1).
+    @_spi(Maintenance)
+    public static func assembled(
+        beforeCount: Int, afterCount: Int, removedIndexes: [Int], insertedIndexes: [Int], moves: [Move],
+        changedIndexes: [Int]
+    ) -> IndexDiff {
+        IndexDiff(
+            beforeCount: beforeCount, afterCount: afterCount, removedIndexes: removedIndexes,
+            insertedIndexes: insertedIndexes, moves: moves, changedIndexes: changedIndexes)
+    }
+
     /// Whether any identifier changed its relative order.
     ///
     /// - Complexity: O(1).

@@ -19,8 +19,8 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     /// Loads the objects for keys, as they were at `sequence` (the journal position of the fetch).
     typealias Loader = @Sendable (_ keys: ArraySlice<Int64>, _ sequence: Int64) throws -> [Object]
 
-    /// The objects' internal keys, in order.
-    let keys: [Int64]
+    /// The objects' internal keys, in order: an array, or an earlier result's array with a patch.
+    let keyList: FetchResultKeyList
     /// The journal sequence at which the fetch ran.
     let sequence: Int64
     /// What was fetched, to fetch it again (observation). Nil for results that can't be refetched.
@@ -34,18 +34,19 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     static var cachedBatchLimit: Int { 16 }
 
     init(
-        keys: [Int64], sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
-        requery: (@Sendable (Database) throws -> [Int64])?, loader: @escaping Loader
+        keys: [Int64], fences: SortFences? = nil, sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
+        requery: (@Sendable (Database) throws -> [Int64])?, incremental: IncrementalFetch? = nil,
+        loader: @escaping Loader
     ) {
-        self.keys = keys
+        self.keyList = FetchResultKeyList(keys, fences: fences)
         self.sequence = sequence
         self.query = query
-        self.chain = FetchChain(keyKind: keyKind, requery: requery)
+        self.chain = FetchChain(keyKind: keyKind, requery: requery, incremental: incremental)
         self.loader = loader
     }
 
-    private init(keys: [Int64], sequence: Int64, query: FetchQuery?, chain: FetchChain, loader: @escaping Loader) {
-        self.keys = keys
+    private init(keyList: FetchResultKeyList, sequence: Int64, query: FetchQuery?, chain: FetchChain, loader: @escaping Loader) {
+        self.keyList = keyList
         self.sequence = sequence
         self.query = query
         self.chain = chain
@@ -54,13 +55,32 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
 
     /// The same fetch at a later state.
     func successor(keys: [Int64], sequence: Int64) -> FetchResult<Object> {
-        FetchResult(keys: keys, sequence: sequence, query: query, chain: chain, loader: loader)
+        successor(keyList: FetchResultKeyList(keys), sequence: sequence)
+    }
+
+    /// The same fetch at a later state, with keys that may share an earlier result's storage.
+    func successor(keyList: FetchResultKeyList, sequence: Int64) -> FetchResult<Object> {
+        FetchResult(keyList: keyList, sequence: sequence, query: query, chain: chain, loader: loader)
+    }
+
+    /// The objects' internal keys, in order.
+    ///
+    /// - Complexity: O(1) for a fetched result; O(*n*) the first time for one made by incremental change
+    ///   details (the keys are then kept).
+    var keys: [Int64] {
+        if keyList.isFlat { return keyList.base }
+        return cache.withLock { cache in
+            if let keys = cache.keys { return keys }
+            let keys = keyList.array
+            cache.keys = keys
+            return keys
+        }
     }
 
     /// The number of objects. O(1).
-    public var count: Int { keys.count }
+    public var count: Int { keyList.count }
     public var startIndex: Int { 0 }
-    public var endIndex: Int { keys.count }
+    public var endIndex: Int { keyList.count }
 
     /// The object at `index`, loading its batch if needed.
     ///
@@ -68,7 +88,7 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     /// read; ``object(at:)`` reports the latter as an error instead.
     /// - Complexity: O(1) amortised; one database read per batch of 128 objects.
     public subscript(index: Int) -> Object {
-        precondition(index >= 0 && index < keys.count, "FetchResult index \(index) out of range 0..<\(keys.count)")
+        precondition(index >= 0 && index < count, "FetchResult index \(index) out of range 0..<\(count)")
         do { return try object(at: index) } catch {
             fatalError("photosync: cannot load object \(index) of a fetch result: \(error)")
         }
@@ -79,14 +99,14 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     /// - Throws: ``PhotoLibraryError/indexOutOfRange(index:count:)``; a ``PhotoLibraryError`` when the
     ///   library can't be read.
     public func object(at index: Int) throws(PhotoLibraryError) -> Object {
-        guard index >= 0 && index < keys.count else { throw .indexOutOfRange(index: index, count: keys.count) }
+        guard index >= 0 && index < count else { throw .indexOutOfRange(index: index, count: count) }
         let batch = index / Self.batchSize
         if let cached = cache.withLock({ $0.get(batch) }) {
             return cached[index - batch * Self.batchSize]
         }
-        let range = (batch * Self.batchSize)..<Swift.min(keys.count, (batch + 1) * Self.batchSize)
+        let range = (batch * Self.batchSize)..<Swift.min(count, (batch + 1) * Self.batchSize)
         let objects: [Object]
-        do { objects = try loader(keys[range], sequence) } catch {
+        do { objects = try loader(keyList[range][...], sequence) } catch {
             throw PhotoLibrary.map(error)
         }
         guard objects.count == range.count else {
@@ -107,13 +127,14 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     /// The first object, or nil when empty.
     public var firstObject: Object? { isEmpty ? nil : self[0] }
     /// The last object, or nil when empty.
-    public var lastObject: Object? { isEmpty ? nil : self[keys.count - 1] }
+    public var lastObject: Object? { isEmpty ? nil : self[count - 1] }
 
     /// The index of an object in this result, by identity.
     ///
     /// - Complexity: O(*n*) the first time (an index of identities is built), O(1) after.
     public func index(of object: Object) -> Int? {
         guard let key = FetchResultKeys.key(of: object) else { return nil }
+        let keys = self.keys
         let positions = cache.withLock { cache -> [Int64: Int] in
             if let positions = cache.positions { return positions }
             var positions: [Int64: Int] = [:]
@@ -153,10 +174,13 @@ final class FetchChain: Sendable {
     let keyKind: FetchResultKeyKind
     /// Fetches the keys again, at the state of the read it runs in. Nil: the result never changes.
     let requery: (@Sendable (Database) throws -> [Int64])?
+    /// How to follow the fetch transaction by transaction, when it can be (see ``IncrementalFetch``).
+    let incremental: IncrementalFetch?
 
-    init(keyKind: FetchResultKeyKind, requery: (@Sendable (Database) throws -> [Int64])?) {
+    init(keyKind: FetchResultKeyKind, requery: (@Sendable (Database) throws -> [Int64])?, incremental: IncrementalFetch? = nil) {
         self.keyKind = keyKind
         self.requery = requery
+        self.incremental = incremental
     }
 }
 
@@ -164,6 +188,7 @@ final class FetchChain: Sendable {
 protocol TrackedFetchResult: AnyObject, Sendable {
     var sequence: Int64 { get }
     var chain: FetchChain { get }
+    var keyList: FetchResultKeyList { get }
 }
 
 extension FetchResult: TrackedFetchResult {}
@@ -173,6 +198,8 @@ struct BatchCache<T>: ~Copyable {
     private var batches: [Int: [T]] = [:]
     private var order: [Int] = []
     var positions: [Int64: Int]?
+    /// The keys as one array, once asked for, when the result's own are a patch.
+    var keys: [Int64]?
 
     mutating func get(_ batch: Int) -> [T]? {
         guard let objects = batches[batch] else { return nil }

@@ -74,11 +74,13 @@ extension PhotoLibrary {
 
     func fetchAssets(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<Asset> {
         let compiled = try AssetQueryCompiler.compile(query, library: self)
-        let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            (try compiled.fetchKeys(db), try Self.journalSequence(db))
+        let (keys, fences, sequence) = try read { db -> ([Int64], SortFences?, Int64) in
+            let (keys, fences) = try compiled.fetchKeysAndFences(db)
+            return (keys, fences, try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys
+            keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys,
+            incremental: compiled.incremental
         ) { [database] keys, sequence in
             try database.read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
         })

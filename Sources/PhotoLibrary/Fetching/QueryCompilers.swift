@@ -4,6 +4,28 @@ import GRDB
 /// A fetch turned into SQL: `SELECT key FROM … WHERE … ORDER BY … LIMIT …`.
 struct CompiledQuery {
     let sql: SQL
+    /// How to maintain the fetch incrementally; nil when it can't be (see ``IncrementalFetch``).
+    var incremental: IncrementalFetch? = nil
+    /// The same query also selecting the sort columns (``IncrementalFetch/columns``), for ``fetchKeysAndFences(_:)``.
+    var sampledSQL: SQL? = nil
+
+    /// The keys and, every ``SortFences/stride`` keys, the sort values of the key (what the incremental path
+    /// searches first, in memory). The values come with the rows read anyway: for an order served by an index
+    /// they are in the index.
+    func fetchKeysAndFences(_ db: Database) throws -> ([Int64], SortFences?) {
+        guard let sampledSQL, let width = incremental?.columns.count else { return (try fetchKeys(db), nil) }
+        let (text, arguments) = try sampledSQL.build(db)
+        var keys: [Int64] = []
+        var values: [DatabaseValue] = []
+        let cursor = try Row.fetchCursor(db, sql: text, arguments: arguments)
+        while let row = try cursor.next() {
+            if keys.count % SortFences.stride == 0 {
+                for column in 0..<width { values.append(row[column + 1]) }
+            }
+            keys.append(row[0])
+        }
+        return (keys, SortFences(width: width, values: values))
+    }
 
     func fetchKeys(_ db: Database) throws -> [Int64] {
         let (text, arguments) = try sql.build(db)
@@ -23,6 +45,8 @@ enum AssetQueryCompiler {
         var naturalOrder: SQL = "asset.creationDate"
         var hiddenFilter = !options.includeHiddenAssets
         var burstFilter = !options.includeAllBurstAssets
+        // Membership a function of each asset's own public properties, evaluated the same way at any time.
+        var membershipIsPerAsset = true
 
         switch query.scope {
         case .assets:
@@ -31,15 +55,21 @@ enum AssetQueryCompiler {
             from = "asset JOIN album_asset m ON m.assetId = asset.id"
             conditions.append("m.albumId = \(album)")
             naturalOrder = "m.position"
+            membershipIsPerAsset = false
         case .assetsInSmartAlbum(let subtype):
             conditions.append(SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince))
-            if subtype == .smartAlbumRecentlyAdded { naturalOrder = "asset.addedDate" }
+            if subtype == .smartAlbumRecentlyAdded {
+                naturalOrder = "asset.addedDate"
+                membershipIsPerAsset = false  // A window of time.
+            }
             if subtype == .smartAlbumAllHidden { hiddenFilter = false }
         case .assetsInMoment(let moment):
             conditions.append("asset.momentId = \(moment)")
+            membershipIsPerAsset = false  // `momentId` is bookkeeping: its changes aren't journaled.
         case .assetsWithIdentifiers(let identifiers):
             hiddenFilter = false
             burstFilter = false
+            membershipIsPerAsset = false  // Ordered by the list given.
             // Keep the order given: join a VALUES list carrying the positions.
             if identifiers.isEmpty {
                 conditions.append("0")
@@ -61,9 +91,10 @@ enum AssetQueryCompiler {
         if let predicate = options.predicate {
             conditions.append(try predicate.sql(for: .asset))
         }
-        var sql: SQL = "SELECT asset.id FROM " + from
-        if !conditions.isEmpty {
-            sql += " WHERE " + conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        var sql: SQL = " FROM " + from
+        let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        if let condition {
+            sql += " WHERE " + condition
         }
         if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
             sql += " GROUP BY asset.id"
@@ -75,8 +106,19 @@ enum AssetQueryCompiler {
         }
         if let limit = options.fetchLimit, limit > 0 {
             sql += " LIMIT \(limit)"
+            membershipIsPerAsset = false  // Membership depends on the other assets.
         }
-        return CompiledQuery(sql: sql)
+        var incremental: IncrementalFetch?
+        if membershipIsPerAsset {
+            incremental = IncrementalFetch(
+                condition: condition ?? "1",
+                sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
+        }
+        var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)
+        if let incremental {
+            compiled.sampledSQL = SQL(sql: "SELECT asset.id" + incremental.columns.map { ", asset." + $0 }.joined()) + sql
+        }
+        return compiled
     }
 }
 

@@ -36,11 +36,18 @@ public final class Change: Sendable {
     /// How a fetch result changed, or nil when nothing in it changed (or this change's round is described
     /// by a later change).
     ///
-    /// - Complexity: O(*n* log *k*) in the result's size (the after state was fetched at delivery).
+    /// - Complexity: O(1) for a result the library follows incrementally (the details were computed at
+    ///   delivery in O(*k* log *n*) for *k* touched objects; see the README, "Observing"); else O(*n* log *k*)
+    ///   in the result's size (the after state was fetched at delivery).
     public func changeDetails<Object: LibraryObject>(for fetchResult: FetchResult<Object>) -> FetchResultChangeDetails<Object>? {
-        guard let context, fetchResult.sequence < context.sequence,
-            let update = context.chains[ObjectIdentifier(fetchResult.chain)]
-        else { return nil }
+        guard let context, fetchResult.sequence < context.sequence else { return nil }
+        if let update = context.incremental[DeliveryContext.ResultState(chain: ObjectIdentifier(fetchResult.chain), sequence: fetchResult.sequence)] {
+            guard !update.diff.isEmpty else { return nil }
+            let after = fetchResult.successor(keyList: update.after, sequence: context.sequence)
+            context.center?.track(after)
+            return FetchResultChangeDetails(before: fetchResult, after: after, diff: update.diff, incrementalLimit: context.incrementalLimit)
+        }
+        guard let update = context.chains[ObjectIdentifier(fetchResult.chain)] else { return nil }
         var changedKeys: Set<Int64> = []
         for (sequence, key) in update.updates where sequence > fetchResult.sequence { changedKeys.insert(key) }
         let after = fetchResult.successor(keys: update.afterKeys, sequence: context.sequence)
@@ -53,9 +60,12 @@ public final class Change: Sendable {
     }
 
     /// How an object changed in this change's round, or nil when it didn't.
+    ///
+    /// - Complexity: one database read, for the object as it was at the end of the round (rebuilt from the
+    ///   journal when it changed since).
     public func changeDetails<Object: LibraryObject>(for object: Object) -> ObjectChangeDetails<Object>? {
         guard let context, let key = FetchResultKeys.objectKey(of: object), let change = context.objects[key] else { return nil }
-        let after = change.after as? Object
+        let after = change.deleted ? nil : context.object(key) as? Object
         if after == nil && !change.deleted { return nil }
         return ObjectChangeDetails(objectBeforeChanges: object, objectAfterChanges: after, assetContentChanged: change.contentChanged)
     }
@@ -70,17 +80,43 @@ struct DeliveryContext: Sendable {
     }
 
     struct ObjectUpdate: Sendable {
-        let after: (any LibraryObject)?
         let deleted: Bool
         let contentChanged: Bool
     }
 
+    /// A fetch at one journal position: the results of a chain at the same sequence have the same keys.
+    struct ResultState: Hashable, Sendable {
+        let chain: ObjectIdentifier
+        let sequence: Int64
+    }
+
     let sequence: Int64
     let chains: [ObjectIdentifier: ChainUpdate]
+    /// The results followed incrementally, from their state to the round's end.
+    let incremental: [ResultState: IncrementalUpdate]
     /// Keyed by object type and row id.
     let objects: [ObjectKey: ObjectUpdate]
     let incrementalLimit: Double
+    /// Where the touched objects are read from, as they were at ``sequence``.
+    let database: DatabasePool
     weak var center: ObservationCenter?
+
+    /// An object as it was at the end of the round: its row then, rebuilt from the journal's previous values
+    /// when it changed since (like a fetch result's objects). Nil when it can't be read.
+    func object(_ key: ObjectKey) -> (any LibraryObject)? {
+        try? database.read { db -> (any LibraryObject)? in
+            switch key.type {
+            case .asset:
+                return try ObjectLoading.assets([key.rowID][...], sequence: sequence, db).first
+            case .assetCollection:
+                let rows = try ObjectLoading.rows(
+                    AssetCollectionRow.self, objectType: .assetCollection, keys: [key.rowID], sequence: sequence, idColumn: \.id, db)
+                return rows[key.rowID].map(AssetCollection.init(row:))
+            case .collectionList:
+                return try ObjectLoading.lists([key.rowID][...], sequence: sequence, db).first
+            }
+        }
+    }
 }
 
 /// An object's identity across types.

@@ -28,6 +28,14 @@ public struct FetchResultChangeDetails<Object: LibraryObject>: Sendable {
         hasIncrementalChanges = ArrayChangeDetails<Int64>.isIncremental(diff, limit: incrementalLimit)
     }
 
+    /// Details whose difference was computed already (incrementally, see ``IncrementalFetch``).
+    init(before: FetchResult<Object>, after: FetchResult<Object>, diff: IndexDiff, incrementalLimit: Double) {
+        fetchResultBeforeChanges = before
+        fetchResultAfterChanges = after
+        self.diff = diff
+        hasIncrementalChanges = ArrayChangeDetails<Int64>.isIncremental(diff, limit: incrementalLimit)
+    }
+
     /// Indexes in the before result of the objects removed.
     public var removedIndexes: IndexSet { IndexSet(sortedIndexes: diff.removedIndexes) }
     /// The objects removed, as they were.

@@ -31,6 +31,9 @@ final class ObservationCenter: Sendable {
     private let queue = DispatchQueue(label: "photosync.observation")
     /// The largest share of a fetch result that may change with `hasIncrementalChanges` still true.
     let incrementalLimit: Double
+    /// Whether fetch results that allow it are followed incrementally (``IncrementalFetch``); when false every
+    /// result is fetched again and diffed. Tests and benchmarks compare the two.
+    let maintainsIncrementally = Atomic<Bool>(true)
     private let database: DatabasePool
     private let identity: UUID
     private let notifier: CommitNotifier
@@ -107,6 +110,13 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
+    /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
+    /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
+    func readChanges(after sequence: Int64) throws -> [Change] {
+        let results = state.withLock { $0.results.values.compactMap(\.result) }
+        return try database.read { db in try readRound(after: sequence, results: results, db) }
+    }
+
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
     private func deliver() {
         let (delivered, hasAudience, results) = state.withLock { state in
@@ -156,10 +166,25 @@ final class ObservationCenter: Sendable {
             let previous = touched[key] ?? (false, false)
             touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
         }
-        // The state of every tracked fetch at the end of the round, once per chain of results.
+        // Results followed incrementally: once per state (chain and sequence).
+        var incremental: [DeliveryContext.ResultState: IncrementalUpdate] = [:]
+        var unmaintainable: Set<DeliveryContext.ResultState> = []
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
+        // The state of every other tracked fetch at the end of the round, once per chain of results.
         var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
         for result in results where result.sequence < end && result.chain.requery != nil {
             let id = ObjectIdentifier(result.chain)
+            if maintains, let fetch = result.chain.incremental {
+                let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
+                if incremental[state] != nil { continue }
+                if !unmaintainable.contains(state) {
+                    if let update = try fetch.update(result.keyList, from: result.sequence, through: end, db) {
+                        incremental[state] = update
+                        continue
+                    }
+                    unmaintainable.insert(state)
+                }
+            }
             oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
         }
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
@@ -167,28 +192,16 @@ final class ObservationCenter: Sendable {
             updates[id] = DeliveryContext.ChainUpdate(
                 afterKeys: try entry.chain.requery!(db), updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
         }
-        // The state of every object the round touched.
+        // The objects the round touched: what the journal says of them. Their state at the end of the round is
+        // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
+        // result's objects, so that a delivery costs nothing for objects no one asks about.
         var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
-        for type in ObjectType.allCases {
-            let keys = touched.keys.filter { $0.type == type }.map(\.rowID)
-            guard !keys.isEmpty else { continue }
-            let loaded: [Int64: any LibraryObject]
-            switch type {
-            case .asset:
-                loaded = Dictionary(uniqueKeysWithValues: try ObjectLoading.assets(keys[...], sequence: .max, db).map { ($0.rowID, $0 as any LibraryObject) })
-            case .assetCollection:
-                loaded = Dictionary(uniqueKeysWithValues: try AssetCollectionRow.fetchAll(db, keys: keys).map { ($0.id, AssetCollection(row: $0) as any LibraryObject) })
-            case .collectionList:
-                loaded = Dictionary(uniqueKeysWithValues: try CollectionListRow.fetchAll(db, keys: keys).map { ($0.id, CollectionList(row: $0) as any LibraryObject) })
-            }
-            for key in keys {
-                let facts = touched[ObjectKey(type: type, rowID: key)]!
-                let after = loaded[key]
-                objects[ObjectKey(type: type, rowID: key)] = DeliveryContext.ObjectUpdate(
-                    after: after, deleted: after == nil, contentChanged: facts.contentChanged)
-            }
+        for (key, facts) in touched {
+            objects[key] = DeliveryContext.ObjectUpdate(deleted: facts.deleted, contentChanged: facts.contentChanged)
         }
-        let context = DeliveryContext(sequence: end, chains: updates, objects: objects, incrementalLimit: incrementalLimit, center: self)
+        let context = DeliveryContext(
+            sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
+            database: database, center: self)
         return transactions.enumerated().map { index, row in
             let seq: Int64 = row["seq"]
             let date: Double = row["date"]
@@ -204,7 +217,8 @@ final class ObservationCenter: Sendable {
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
             try Row.fetchAll(
                 db,
-                sql: "SELECT seq, objectId FROM change_record WHERE objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
+                // `+objectType`: through the primary key's range of `seq`, not every record of the type.
+                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
                 arguments: [type.rawValue, start, end]
             ).map { (sequence: $0["seq"], key: transform($0["objectId"])) }
         }
