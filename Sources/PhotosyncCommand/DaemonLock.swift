@@ -46,8 +46,15 @@ final class DaemonLock {
         guard descriptor >= 0 else {
             throw CommandFailure(code: 1, name: "error", message: "can't open \(url.path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A `status` probing the lock holds it shared for an instant: try a little longer than that.
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
+            attempts += 1
+            if failure == EWOULDBLOCK && attempts < 25 {
+                usleep(10_000)
+                continue
+            }
             close(descriptor)
             if failure == EWOULDBLOCK, let holder = readHolder(at: url) {
                 throw CommandFailure(
@@ -82,7 +89,12 @@ final class DaemonLock {
             _ = flock(descriptor, LOCK_UN)
             return nil
         }
-        return readHolder(at: url)
+        // Held: the holder writes who it is right after taking the lock.
+        for _ in 0..<50 {
+            if let holder = readHolder(at: url) { return holder }
+            usleep(10_000)
+        }
+        return Holder(pid: 0, root: "?", mode: "unknown", since: Date())
     }
 
     private static func readHolder(at url: URL) -> Holder? {

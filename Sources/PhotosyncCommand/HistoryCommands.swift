@@ -57,14 +57,18 @@ struct ChangesCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-        if let wait, !(wait >= 0) { throw ValidationError("--wait must be a number of seconds ≥ 0") }
+        if let wait, !(wait >= 0 && wait <= 86_400) { throw ValidationError("--wait must be a number of seconds from 0 to 86400") }
     }
 
     func run() async throws {
         try await reportingFailures(options) {
             let token = try ChangeToken(string: since)
             let library = try options.openLibrary(create: false)
-            if let sync { try await SyncBarrier.apply(folder: sync, library: library, options: options) }
+            if let sync {
+                // A token this library can't continue from fails before the barrier changes anything.
+                _ = try library.fetchPersistentChanges(since: token, options: .init(limit: 1))
+                try await SyncBarrier.apply(folder: sync, library: library, options: options)
+            }
             if let wait, wait > 0 {
                 _ = try await library.waitForChanges(after: token, timeout: .milliseconds(Int(wait * 1000)), excludedAuthors: Set(excludedAuthors))
             }
@@ -114,7 +118,7 @@ enum SyncBarrier {
     /// - Throws: ``CommandFailure``: another process mirrors into the library (a scan, or a daemon watching
     ///   another folder), the daemon did not reach the barrier within a minute, or the scan failed.
     static func apply(folder: String, library: PhotoLibrary, options: GlobalOptions) async throws {
-        let root = try FolderArgument.resolve(folder)
+        let root = try FolderArgument.resolve(folder, library: library)
         do {
             if let holder = DaemonLock.currentHolder(libraryURL: library.url) {
                 guard holder.mode == "watch", holder.root == root.path else {

@@ -58,7 +58,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures(options) {
             let library = try options.openLibrary()
-            let root = try FolderArgument.resolve(directory)
+            let root = try FolderArgument.resolve(directory, library: library)
             let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
             defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.scan", options: options)
@@ -125,14 +125,16 @@ struct WatchCommand: AsyncParsableCommand {
     var directory: String?
 
     func validate() throws {
-        guard rescanInterval >= 0 else { throw ValidationError("--rescan-interval must be ≥ 0") }
+        guard rescanInterval == 0 || (rescanInterval >= 1 && rescanInterval <= 30 * 86_400) else {
+            throw ValidationError("--rescan-interval must be 0 (none) or between 1 and 2592000 seconds (30 days)")
+        }
         guard settle >= 0 && settle <= 3600 else { throw ValidationError("--settle must be between 0 and 3600 seconds") }
     }
 
     func run() async throws {
         try await reportingFailures(options) {
             let library = try options.openLibrary()
-            let root = try FolderArgument.resolve(directory ?? SampleFolder.path)
+            let root = try FolderArgument.resolve(directory ?? SampleFolder.path, library: library)
             let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "watch")
             defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.watch", options: options)
@@ -146,7 +148,7 @@ struct WatchCommand: AsyncParsableCommand {
             let service = MirrorService(logger: logger) {
                 do throws(SyncError) {
                     try await folderMirror.watch(progress: { reporter.report(.init($0)) }) { event in
-                        if case .batchCommitted = event { reporter.finish() }
+                        reporter.finish()  // A log line never lands on the bar.
                         WatchLog.log(event, logger: logger)
                     }
                 } catch {
@@ -179,13 +181,17 @@ struct MirrorService: Service {
     }
 
     /// Runs `service` in a group that shuts down gracefully on SIGINT and SIGTERM, and ends when it does.
+    ///
+    /// A pass that has not finished its batch a minute after the signal is cancelled harder (the group
+    /// cancels its task), so that a stuck read cannot keep the process from exiting.
     static func runUntilSignalled(_ service: MirrorService, logger: Logger) async throws {
-        let group = ServiceGroup(configuration: .init(
+        var configuration = ServiceGroupConfiguration(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                              failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        try await group.run()
+            logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(60)
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 
@@ -195,6 +201,27 @@ enum FolderArgument {
     ///
     /// - Throws: ``CommandFailure`` when it is not an existing folder (exit code 1).
     static func resolve(_ path: String) throws -> URL {
+        try resolve(path, library: nil)
+    }
+
+    /// The folder a command mirrors into `library`, which must not be inside another folder the library
+    /// mirrors, nor hold one (the same files would become two assets each).
+    ///
+    /// - Throws: ``CommandFailure`` (exit code 1): not an existing folder, or nested with a mirrored one.
+    static func resolve(_ path: String, library: PhotoLibrary?) throws -> URL {
+        let url = try resolveFolder(path)
+        guard let library else { return url }
+        for root in try library.fetchMirrorRoots().map(\.path) where root != url.path {
+            if url.path.hasPrefix(root + "/") || root.hasPrefix(url.path + "/") {
+                throw CommandFailure(
+                    code: 1, name: "error",
+                    message: "\(url.path) and \(root), which this library already mirrors, are nested: mirror one folder of a tree, not both (its files would be two assets each)")
+            }
+        }
+        return url
+    }
+
+    private static func resolveFolder(_ path: String) throws -> URL {
         let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {

@@ -24,7 +24,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func validate() throws {
         if expireBefore != nil && keepDays != nil { throw ValidationError("use --expire-before or --keep-days, not both") }
-        if let keepDays, !(keepDays >= 0) { throw ValidationError("--keep-days must be a number of days ≥ 0") }
+        if let keepDays, !(keepDays >= 0 && keepDays <= 100_000) { throw ValidationError("--keep-days must be a number of days from 0 to 100000") }
     }
 
     func run() async throws {

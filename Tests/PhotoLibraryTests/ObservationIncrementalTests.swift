@@ -174,6 +174,37 @@ import Testing
         #expect(details.fetchResultAfterChanges.lastObject?.localIdentifier == assets[0].localIdentifier)
     }
 
+    /// A consumer lagging behind deliveries: the next round is read while it still holds the first result,
+    /// and only then does it make the successor. That successor must still get the next round's details.
+    @Test func aSuccessorMadeAfterTheNextRoundWasReadStillGetsItsDetails() throws {
+        let test = try TestLibrary()
+        let assets = try test.makeAssets(50) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index) * 3600) }
+        let sort = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+        let first = try test.library.fetchAssets(options: sort)
+        let start = try test.library.currentChangeToken.sequence
+        try test.library.performChangesAndWait {
+            AssetChangeRequest(for: assets[3]).isFavorite = true
+            AssetChangeRequest(for: assets[10]).creationDate = .utc(2031, 1, 1)
+        }
+        let round1 = try #require(try test.library.observation.readChanges(after: start).last)
+        let middle = try test.library.currentChangeToken.sequence
+        try test.library.performChangesAndWait {
+            AssetChangeRequest.deleteAssets([assets[20]])
+            AssetChangeRequest(for: assets[5]).creationDate = .utc(2019, 1, 1)
+        }
+        let round2 = try #require(try test.library.observation.readChanges(after: middle).last)
+        #expect(round2.context?.incremental.isEmpty == false)
+
+        let second = try #require(round1.changeDetails(for: first)).fetchResultAfterChanges
+        let details = try #require(round2.changeDetails(for: second))
+        let fresh = try test.library.fetchAssets(options: sort).map(\.localIdentifier)
+        #expect(details.fetchResultAfterChanges.map(\.localIdentifier) == fresh)
+        #expect(Array(details.removedIndexes) == [second.map(\.localIdentifier).firstIndex(of: assets[20].localIdentifier)!])
+        var moves: [[Int]] = []
+        details.enumerateMoves { moves.append([$0, $1]) }
+        #expect(moves == [[5, 0]])
+    }
+
     @Test func emptyToSomeAndBackToEmpty() throws {
         let test = try TestLibrary()
         var result = try test.library.fetchAssets(options: FetchOptions(predicate: "isFavorite"))

@@ -229,4 +229,29 @@ import Glibc
         #expect(try next.json()["inserted"] as? Int == 3000 - kept)
         #expect(try cli.run("assets", "--json").lines.count == 3000)
     }
+
+    @Test func nestedFoldersBadValuesAndBadTokensChangeNothing() throws {
+        let cli = Photosync()
+        let folder = try Self.sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        #expect(try cli.run("scan", folder.path).status == 0)
+        let token = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A folder inside a mirrored one, or holding one, is refused: its files would be two assets each.
+        let inner = try cli.run("scan", folder.appending(path: "Holidays").path, "--json")
+        #expect(inner.status == 1)
+        #expect(inner.stdout.isEmpty)
+        #expect(inner.stderr.contains("nested"))
+        #expect(try cli.run("scan", folder.deletingLastPathComponent().path).status == 1)
+        #expect(try cli.run("changes", "--since", token, "--sync", folder.appending(path: "Family").path).status == 1)
+        // Values that cannot be honoured are usage errors, not crashes.
+        #expect(try cli.run("changes", "--since", token, "--wait", "inf").status == 2)
+        #expect(try cli.run("watch", folder.path, "--rescan-interval", "inf").status == 2)
+        #expect(try cli.run("watch", folder.path, "--rescan-interval", "0.001").status == 2)
+        #expect(try cli.run("history", "--keep-days", "inf").status == 2)
+        // An invalid token fails before the barrier runs a scan.
+        try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "new.jpg"))
+        #expect(try cli.run("changes", "--since", "garbage", "--sync", folder.path).status == 4)
+        #expect(try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == token)
+        #expect(try cli.run("assets", "--json").lines.count == 6)
+    }
 }

@@ -38,7 +38,8 @@ public final class Change: Sendable {
     ///
     /// - Complexity: O(1) for a result the library follows incrementally (the details were computed at
     ///   delivery in O(*k* log *n*) for *k* touched objects; see the README, "Observing"); else O(*n* log *k*)
-    ///   in the result's size (the after state was fetched at delivery).
+    ///   in the result's size (the after state was fetched at delivery) — also for a result of a followed
+    ///   fetch that was made after this round was read (a consumer lagging behind deliveries).
     public func changeDetails<Object: LibraryObject>(for fetchResult: FetchResult<Object>) -> FetchResultChangeDetails<Object>? {
         guard let context, fetchResult.sequence < context.sequence else { return nil }
         if let update = context.incremental[DeliveryContext.ResultState(chain: ObjectIdentifier(fetchResult.chain), sequence: fetchResult.sequence)] {
@@ -50,7 +51,7 @@ public final class Change: Sendable {
         guard let update = context.chains[ObjectIdentifier(fetchResult.chain)] else { return nil }
         var changedKeys: Set<Int64> = []
         for (sequence, key) in update.updates where sequence > fetchResult.sequence { changedKeys.insert(key) }
-        let after = fetchResult.successor(keys: update.afterKeys, sequence: context.sequence)
+        let after = fetchResult.successor(keyList: update.after, sequence: context.sequence)
         guard let details = try? FetchResultChangeDetails(
             before: fetchResult, after: after, changedKeys: changedKeys, incrementalLimit: context.incrementalLimit),
             !details.diff.isEmpty
@@ -75,7 +76,9 @@ public final class Change: Sendable {
 struct DeliveryContext: Sendable {
     /// A fetch at the round's end: its keys, and the objects updated since its oldest live result.
     struct ChainUpdate: Sendable {
-        let afterKeys: [Int64]
+        /// The fetch's keys at the round's end: fetched again, or (for a fetch followed incrementally) the
+        /// incremental result, for a result of the chain made after the round was read.
+        let after: FetchResultKeyList
         let updates: [(sequence: Int64, key: Int64)]
     }
 

@@ -252,11 +252,12 @@ struct IncrementalFetch: Sendable {
         //    untouched assets before a member's key are the untouched ones before its lower bound. A member
         //    whose sort values didn't change has one search for both.
         let oldKeys = Array(old.values)
+        let oldIndex = Dictionary(uniqueKeysWithValues: oldKeys.enumerated().map { ($1.id, $0) })
         var targets = oldKeys
         var memberTarget: [Int] = []  // Index into `targets` of each member's search.
         for member in members {
             if let previous = old[member.id], zip(previous.values, member.values).allSatisfy({ Self.compare($0, $1) == 0 }) {
-                memberTarget.append(oldKeys.firstIndex { $0.id == member.id }!)
+                memberTarget.append(oldIndex[member.id]!)
             } else {
                 memberTarget.append(targets.count)
                 targets.append(member)

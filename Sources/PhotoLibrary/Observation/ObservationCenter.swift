@@ -172,14 +172,21 @@ final class ObservationCenter: Sendable {
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
         // The state of every other tracked fetch at the end of the round, once per chain of results.
         var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
+        // Chains followed incrementally: their end state, for a result of theirs made after this round was
+        // read (a successor produced by an earlier round's details, once this round is already read).
+        var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
         for result in results where result.sequence < end && result.chain.requery != nil {
             let id = ObjectIdentifier(result.chain)
             if maintains, let fetch = result.chain.incremental {
                 let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
-                if incremental[state] != nil { continue }
+                if let update = incremental[state] {
+                    followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
+                    continue
+                }
                 if !unmaintainable.contains(state) {
                     if let update = try fetch.update(result.keyList, from: result.sequence, through: end, db) {
                         incremental[state] = update
+                        followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
                         continue
                     }
                     unmaintainable.insert(state)
@@ -190,7 +197,12 @@ final class ObservationCenter: Sendable {
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
-                afterKeys: try entry.chain.requery!(db), updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
+                after: FetchResultKeyList(try entry.chain.requery!(db)),
+                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
+        }
+        for (id, entry) in followed where updates[id] == nil {
+            updates[id] = DeliveryContext.ChainUpdate(
+                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
         }
         // The objects the round touched: what the journal says of them. Their state at the end of the round is
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
