@@ -17,6 +17,8 @@ public enum FolderWatchEvent: Sendable, Hashable {
     /// A rename inside the tree, paired by the inotify cookie (a file or a whole directory).
     ///
     /// After a directory rename every watch below it reports paths under `to`; no watch is added again.
+    /// A consumer that lags behind may find `from` unknown to it (already renamed again when it looked): it
+    /// should then treat `to` as it treats `.fileChanged` or `.directoryAppeared`.
     case moved(from: String, to: String, isDirectory: Bool)
 
     /// A directory appeared (created, or moved in from outside): scan it whole, since files may have been

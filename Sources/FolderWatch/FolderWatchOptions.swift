@@ -10,14 +10,20 @@ public struct FolderWatchOptions: Sendable {
     /// At most this many directories are watched (nil: as many as the kernel allows). Past it, or when the
     /// kernel's limit (fs.inotify.max_user_watches, ENOSPC) is reached, `.watchLimitReached` is sent once.
     ///
-    /// Directories that could not get a watch are not reported again: changes inside them are only found by
-    /// the consumer's periodic rescans. The watcher keeps trying to watch directories that appear later (the
-    /// kernel's limit is shared with other programs and may free up), without sending the event again.
+    /// Directories present at the start that could not get a watch are not reported: changes inside them are
+    /// only found by the consumer's periodic rescans. The watcher keeps trying to watch directories that appear
+    /// later (the kernel's limit is shared with other programs and may free up), without sending the event
+    /// again; one that cannot get a watch is reported as `.rescanNeeded` (scan it once) instead of
+    /// `.directoryAppeared`.
     public var maximumWatchCount: Int?
 
     /// For tests of queue overflows: the reader thread reads nothing until ``FolderWatcher/resumeReading()``,
     /// so the kernel's queue (fs.inotify.max_queued_events) can be filled deterministically.
     package var holdsEventsUntilResumed = false
+
+    /// The size of the buffer each read(2) of the inotify descriptor fills. Tests make it tiny so that the two
+    /// halves of renames come in different reads; it grows when one event does not fit.
+    package var readBufferSize = 64 * 1024
 
     /// How long an unpaired `IN_MOVED_FROM` waits for its `IN_MOVED_TO` after the read that delivered it before
     /// it is reported as `.removed`.

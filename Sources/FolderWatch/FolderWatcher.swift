@@ -34,7 +34,10 @@ import Glibc
 ///   sends `.rescanNeeded("")`.
 /// - When the watch limit (``FolderWatchOptions/maximumWatchCount``, or the kernel's
 ///   fs.inotify.max_user_watches) runs out, `.watchLimitReached` is sent once; what is watched stays watched,
-///   the directories without a watch are covered only by the consumer's periodic rescans.
+///   the directories without a watch are covered only by the consumer's periodic rescans (a new one is
+///   reported once, as `.rescanNeeded`).
+/// - A file system mounted over a watched directory after the start is not seen (inotify reports no mounts);
+///   one unmounted below the root is reported as `.rescanNeeded` and the directory underneath is watched.
 ///
 /// Events are buffered without bound until the consumer takes them (dropping some would lose changes silently).
 /// Names that are not valid UTF-8 are reported with replacement characters, and such directories cannot be

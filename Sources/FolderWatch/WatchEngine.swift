@@ -21,17 +21,28 @@ final class WatchEngine {
         case unpairedMove(cookie: UInt32)
     }
 
+    /// One `inotify_event` as read.
+    struct RawEvent {
+        let watch: Int32
+        let mask: UInt32
+        let cookie: UInt32
+        let name: String
+    }
+
     /// The first half of a rename (`IN_MOVED_FROM`).
     struct PendingMove {
         let path: String
         let isDirectory: Bool
-        /// The watch of the directory that moved, when it is a watched directory.
+        /// The watch of the directory that moved, when it is a watched directory, and where it was.
         let descriptor: Int32?
-        /// Set when the read that delivered it is processed: after this instant it counts as moved away.
-        var deadline: ContinuousClock.Instant?
+        let parent: Int32
+        let name: String
+        /// After this instant it counts as moved away: the end of processing the read that delivered it, plus
+        /// the grace period.
+        var deadline: ContinuousClock.Instant
+        /// The read that delivered it.
+        let batch: Int
     }
-
-    static let readBufferSize = 64 * 1024
 
     let root: String
     let descriptor: Int32
@@ -42,8 +53,13 @@ final class WatchEngine {
     private(set) var tree = WatchTree()
     private var queue: [QueueItem] = []
     private var pendingMoves: [UInt32: PendingMove] = [:]
+    /// Events read while a rename waits for its second half, replayed in order once it is resolved: until
+    /// then it is unknown whether paths below the moved directory are inside the tree, and under which name.
+    private var deferred: [RawEvent] = []
     private var limitReported = false
     private var lastAppended: FolderWatchEvent?
+    /// Counts the reads processed.
+    private var batch = 0
     private(set) var isFinished = false
 
     /// Creates the inotify instance and watches `root` (a canonical absolute path) and every directory below
@@ -101,7 +117,7 @@ final class WatchEngine {
             control.watchedDirectories.store(0, ordering: .relaxed)
             continuation.finish()
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 8)
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, options.readBufferSize), alignment: 8)
         defer { buffer.deallocate() }
         var holding = options.holdsEventsUntilResumed
         while !isFinished {
@@ -121,11 +137,17 @@ final class WatchEngine {
             if !holding && fds[0].revents != 0 {
                 let count = read(descriptor, buffer.baseAddress, buffer.count)
                 if count > 0 {
+                    batch += 1
                     process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                     let deadline = ContinuousClock.now + options.moveGracePeriod
-                    for cookie in pendingMoves.keys where pendingMoves[cookie]?.deadline == nil {
+                    for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
                         pendingMoves[cookie]?.deadline = deadline
                     }
+                } else if count < 0 && errno == EINVAL {
+                    // The next event does not fit (a long name): grow the buffer.
+                    let larger = buffer.count * 2
+                    buffer.deallocate()
+                    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
                 }
             }
             if !isFinished { resolveExpiredMoves() }
@@ -135,9 +157,7 @@ final class WatchEngine {
 
     /// -1 (wait forever) unless a rename waits for its pair: then the milliseconds until its deadline.
     private func pollTimeout() -> Int32 {
-        guard let deadline = pendingMoves.values.compactMap(\.deadline).min() else {
-            return pendingMoves.isEmpty ? -1 : 0
-        }
+        guard let deadline = pendingMoves.values.map(\.deadline).min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: deadline)
         if remaining <= .zero { return 0 }
         let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
@@ -156,21 +176,43 @@ final class WatchEngine {
             let nameStart = offset + 16
             let nameEnd = min(bytes.count, nameStart + length)
             let name = String(decoding: bytes[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-            handle(watch: watch, mask: mask, cookie: cookie, name: name)
+            receive(RawEvent(watch: watch, mask: mask, cookie: cookie, name: name))
             offset = nameStart + length
         }
         #if DEBUG
-        tree.checkInvariants()
+        if tree.count <= 4096 { tree.checkInvariants() }  // Debug builds only; bounded so big trees stay usable.
         #endif
     }
 
     // MARK: - Translating one event
 
-    private func handle(watch: Int32, mask: UInt32, cookie: UInt32, name: String) {
-        if mask & InotifyMask.queueOverflow != 0 {
+    /// Handles an event now, or defers it while a rename waits for its second half (unless it is that half).
+    private func receive(_ event: RawEvent) {
+        guard !isFinished else { return }
+        if event.mask & InotifyMask.queueOverflow != 0 {
+            deferred.removeAll()  // Everything is rescanned after an overflow.
             handleOverflow()
             return
         }
+        if !pendingMoves.isEmpty {
+            guard event.mask & InotifyMask.movedTo != 0, pendingMoves[event.cookie] != nil else {
+                deferred.append(event)
+                return
+            }
+        }
+        handle(watch: event.watch, mask: event.mask, cookie: event.cookie, name: event.name)
+        replayDeferredIfResolved()
+    }
+
+    /// Replays the deferred events once no rename waits any more (they may defer again, in order).
+    private func replayDeferredIfResolved() {
+        guard pendingMoves.isEmpty, !deferred.isEmpty, !isFinished else { return }
+        let events = deferred
+        deferred.removeAll()
+        for event in events { receive(event) }
+    }
+
+    private func handle(watch: Int32, mask: UInt32, cookie: UInt32, name: String) {
         guard let directoryPath = tree.path(of: watch) else { return }  // a watch already removed
         let selfMask = InotifyMask.deleteSelf | InotifyMask.moveSelf | InotifyMask.unmount | InotifyMask.ignored
         if watch == tree.rootDescriptor {
@@ -198,7 +240,8 @@ final class WatchEngine {
             guard !ignored else { return }  // An ignored source: its IN_MOVED_TO counts as a move in.
             pendingMoves[cookie] = PendingMove(
                 path: path, isDirectory: isDirectory,
-                descriptor: isDirectory ? tree.child(of: watch, named: name) : nil)
+                descriptor: isDirectory ? tree.child(of: watch, named: name) : nil, parent: watch, name: name,
+                deadline: ContinuousClock.now + options.moveGracePeriod, batch: batch)
             queue.append(.unpairedMove(cookie: cookie))
             lastAppended = nil
         } else if mask & InotifyMask.movedTo != 0 {
@@ -231,13 +274,24 @@ final class WatchEngine {
     /// Something appeared at `path`: created, or moved in from outside the tree (or from an ignored name).
     private func arrived(in parent: Int32, name: String, path: String, isDirectory: Bool) {
         if isDirectory {
-            if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
-                walk(from: child, path: path, mode: .fresh)
-                publishCount()
-                append(.directoryAppeared(path))
-            }
+            watchAppearedDirectory(in: parent, name: name, path: path)
         } else {
             append(.fileChanged(path))
+        }
+    }
+
+    /// Watches a directory that appeared, and everything below it, then reports it. Past the watch limit it
+    /// is reported as `.rescanNeeded`: the consumer scans it once, later changes inside it are not reported.
+    private func watchAppearedDirectory(in parent: Int32, name: String, path: String) {
+        switch addWatch(parent: parent, name: name, path: path) {
+        case .added(let child):
+            walk(from: child, path: path, mode: .fresh)
+            publishCount()
+            append(.directoryAppeared(path))
+        case .limited:
+            append(.rescanNeeded(path, reason: "this new folder is not watched: the watch limit is reached"))
+        case .known, .failed:
+            break
         }
     }
 
@@ -249,7 +303,7 @@ final class WatchEngine {
         if ignored {
             // Renamed to an ignored name: gone, as far as the consumer is concerned.
             resolution = .removed(source.path)
-            if let moved = source.descriptor, tree.contains(moved) {
+            if let moved = source.descriptor, tree.child(of: source.parent, named: source.name) == moved {
                 removeWatches(tree.removeSubtree(moved))
                 publishCount()
             }
@@ -262,15 +316,15 @@ final class WatchEngine {
             append(resolution)
         }
         guard source.isDirectory, !ignored else { return }
-        if let moved = source.descriptor, tree.contains(moved), !tree.isAncestor(moved, of: parent) {
+        if let moved = source.descriptor, tree.child(of: source.parent, named: source.name) == moved,
+            !tree.isAncestor(moved, of: parent)
+        {
             // One re-link moves every watch below it; then the rules are applied at the new place.
             removeWatches(tree.move(moved, to: parent, name: name))
             walk(from: moved, path: path, mode: .afterMove)
             publishCount()
-        } else if case .added(let child) = addWatch(parent: parent, name: name, path: path) {
-            walk(from: child, path: path, mode: .fresh)
-            publishCount()
-            append(.directoryAppeared(path))
+        } else {
+            watchAppearedDirectory(in: parent, name: name, path: path)
         }
     }
 
@@ -281,21 +335,17 @@ final class WatchEngine {
     private func resolveExpiredMoves(force: Bool = false) {
         guard !pendingMoves.isEmpty else { return }
         let now = ContinuousClock.now
-        var expired = pendingMoves.filter { _, move in
-            force || (move.deadline.map { $0 <= now } ?? false)
-        }
+        var expired = pendingMoves.filter { _, move in force || move.deadline <= now }
         guard !expired.isEmpty else { return }
         if !force {
             var readable = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             if poll(&readable, 1, 0) > 0 {
-                expired = expired.filter { _, move in
-                    move.deadline.map { $0 + .milliseconds(500) <= now } ?? false
-                }
+                expired = expired.filter { _, move in move.deadline + .milliseconds(500) <= now }
             }
         }
         for (cookie, move) in expired {
             pendingMoves[cookie] = nil
-            if let moved = move.descriptor, tree.contains(moved) {
+            if let moved = move.descriptor, tree.child(of: move.parent, named: move.name) == moved {
                 removeWatches(tree.removeSubtree(moved))
                 publishCount()
             }
@@ -303,6 +353,7 @@ final class WatchEngine {
                 queue[index] = .event(.removed(move.path))
             }
         }
+        if !force { replayDeferredIfResolved() }
     }
 
     // MARK: - Special events
@@ -385,6 +436,8 @@ final class WatchEngine {
         case added(Int32)
         /// Already watched at exactly this place.
         case known(Int32)
+        /// Not watched: the watch limit is reached.
+        case limited
         case failed
     }
 
@@ -392,14 +445,17 @@ final class WatchEngine {
     private func addWatch(parent: Int32, name: String, path: String) -> AddResult {
         if let maximum = options.maximumWatchCount, tree.count >= maximum, tree.child(of: parent, named: name) == nil {
             reportLimit(kernel: false)
-            return .failed
+            return .limited
         }
         let watch = inotify_add_watch(descriptor, absolutePath(path), InotifyMask.directoryWatch)
         guard watch >= 0 else {
             let code = errno
             switch code {
-            case ENOSPC: reportLimit(kernel: true)
-            case ENOENT, ENOTDIR, ELOOP: break  // Gone or replaced since: its own events follow.
+            case ENOSPC:
+                reportLimit(kernel: true)
+                return .limited
+            case ENOENT, ENOTDIR, ELOOP:
+                break  // Gone or replaced since: its own events follow.
             default:
                 append(.rescanNeeded(path, reason: "cannot watch this folder: \(String(cString: strerror(code)))"))
             }
@@ -466,7 +522,7 @@ final class WatchEngine {
                     case .added(let child), .known(let child):
                         visited.insert(child)
                         stack.append((child, childPath))
-                    case .failed:
+                    case .limited, .failed:
                         break
                     }
                 }

@@ -65,12 +65,17 @@ struct WatchTree {
         return dropped
     }
 
-    /// Moves a node (and so its whole subtree) under `parent` as `name`.
+    /// Moves a node (and so its whole subtree) under `parent` as `name`. Moving a node below itself, or onto one
+    /// of its ancestors, changes nothing.
     ///
     /// - Returns: the descriptors of a subtree that was at the destination and was dropped.
     /// - Complexity: O(1), plus the size of a replaced subtree.
     mutating func move(_ descriptor: Int32, to parent: Int32, name: String) -> [Int32] {
-        guard let node = nodes[descriptor] else { return [] }
+        guard let node = nodes[descriptor], !isAncestor(descriptor, of: parent) else { return [] }
+        // Onto one of its own ancestors: rename(2) refuses that (the ancestor is not empty), so it cannot happen.
+        if let previous = nodes[parent]?.children[name], previous != descriptor, isAncestor(previous, of: descriptor) {
+            return []
+        }
         if let oldParent = node.parent, nodes[oldParent]?.children[node.name] == descriptor {
             nodes[oldParent]?.children[node.name] = nil
         }
@@ -102,20 +107,6 @@ struct WatchTree {
             stack.append(contentsOf: removedNode.children.values)
         }
         return removed
-    }
-
-    /// Every descriptor below `descriptor` (itself included), with its path relative to the root.
-    func subtree(of descriptor: Int32) -> [(descriptor: Int32, path: String)] {
-        guard let base = path(of: descriptor) else { return [] }
-        var result: [(Int32, String)] = []
-        var stack = [(descriptor, base)]
-        while let (current, currentPath) = stack.popLast() {
-            result.append((current, currentPath))
-            for (name, child) in nodes[current]?.children ?? [:] {
-                stack.append((child, currentPath.isEmpty ? name : currentPath + "/" + name))
-            }
-        }
-        return result
     }
 
     #if DEBUG

@@ -52,8 +52,6 @@ final class WatcherControl: Sendable {
         wake()
     }
 
-    var isStopRequested: Bool { state.withLock { $0.stopRequested } }
-
     private func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWriteDescriptor, &byte, 1)

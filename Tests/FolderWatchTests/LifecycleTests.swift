@@ -51,6 +51,19 @@ import Glibc
         #expect(recorder.events.collapsed == [.fileChanged("a.jpg")])
     }
 
+    @Test func cancellingTheConsumerStopsTheWatcher() async throws {
+        let tree = try TemporaryTree()
+        try tree.mkdir("sub")
+        let watcher = try FolderWatcher(root: tree.path)
+        #expect(watcher.watchedDirectoryCount == 2)
+        let consumer = Task { [events = watcher.events] in
+            for await _ in events {}
+        }
+        consumer.cancel()
+        await consumer.value
+        #expect(await eventually { watcher.watchedDirectoryCount == 0 })
+    }
+
     @Test func releasingTheWatcherEndsTheStream() async throws {
         let tree = try TemporaryTree()
         var watcher: FolderWatcher? = try FolderWatcher(root: tree.path)
@@ -101,6 +114,9 @@ import Glibc
         #expect(events.first == limits.first)
         #expect(watcher.watchedDirectoryCount == 3)
         #expect(!events.contains(.directoryAppeared("f")))
+        // New folders past the limit are reported for one scan.
+        #expect(events.contains { if case .rescanNeeded("f", _) = $0 { true } else { false } })
+        #expect(events.contains { if case .rescanNeeded("g", _) = $0 { true } else { false } })
     }
 
     @Test func kernelLimitAdviceNamesTheSysctlAndHowToKeepIt() {
