@@ -49,9 +49,10 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         do {
-            // A library at schema version 1: the journal's migration not applied yet.
+            // A library at schema version 1: the journal's and the mirror state's migrations not applied yet.
             let library = try PhotoLibrary(url: url)
             try library.database.write { db in
+                try db.execute(sql: "DROP TABLE mirror_directory; DROP TABLE mirror_file; DROP TABLE mirror_root")
                 try db.execute(sql: "DROP TABLE change_record; DROP TABLE change_transaction; DROP TABLE change_journal")
                 try db.execute(sql: "PRAGMA user_version = 1")
             }
@@ -63,6 +64,7 @@ import Testing
         }
         #expect(version == LibrarySchema.currentVersion)
         #expect(tables == ["change_journal", "change_record", "change_transaction"])
+        #expect(try library.fetchMirrorRoots().isEmpty)
         try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after migration") }
         #expect(try library.historyStatus().transactionCount == 1)
     }
