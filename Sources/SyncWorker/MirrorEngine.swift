@@ -94,6 +94,7 @@ actor MirrorEngine {
         let rootStamp = try checkRoot()
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         var snapshot = DiskSnapshot()
+        snapshot.files.reserveCapacity(try loadedModel().files.count + 1024)
         walker.walk("", into: &snapshot)
         ignore = walker.ignore
         var summary = try reconcile(
