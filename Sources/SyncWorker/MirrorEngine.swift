@@ -347,6 +347,9 @@ actor MirrorEngine {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
         self.model = model
+        // A long scan allocates and frees per file on whichever threads run it; give the freed pages back
+        // after each large batch so that resident memory follows the live data, not the allocator's arenas.
+        if batch.fileCount >= 100 { Allocator.returnFreeMemory() }
         if batch.fileCount > 0 {
             let token = try? library.currentChangeToken
             lastToken = token
@@ -483,6 +486,17 @@ actor MirrorEngine {
         }
         model.directories = directories
     }
+}
+
+/// glibc's `malloc_trim`, looked up at run time (its header is not part of the Glibc module).
+enum Allocator {
+    private typealias Trim = @convention(c) (Int) -> Int32
+    private static let trim: Trim? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: Trim.self)
+    }()
+
+    static func returnFreeMemory() { _ = trim?(0) }
 }
 
 extension String {
