@@ -51,7 +51,7 @@ enum SyncFixtures {
     }
 
     /// A library that has mirrored the small tree already (for rescans).
-    static func scannedLibrary(of tree: URL) throws -> PhotoLibrary {
+    static func scannedLibrary(of tree: URL) async throws -> PhotoLibrary {
         let url = base.appending(path: "library-small-100k")
         let done = url.appending(path: ".complete")
         if !FileManager.default.fileExists(atPath: done.path) {
@@ -59,13 +59,8 @@ enum SyncFixtures {
             var options = PhotoLibrary.Options()
             options.durableCommits = false
             let library = try PhotoLibrary(url: url, options: options)
-            let semaphore = DispatchSemaphore(value: 0)
-            Task {
-                _ = try! await FolderMirror(library: library, root: tree).scan()
-                semaphore.signal()
-            }
-            semaphore.wait()
-            FileManager.default.createFile(atPath: done.path, contents: nil)
+            _ = try await FolderMirror(library: library, root: tree).scan()
+            _ = FileManager.default.createFile(atPath: done.path, contents: nil)
         }
         return try PhotoLibrary(url: url)
     }
@@ -77,7 +72,7 @@ enum SyncFixtures {
             try? FileManager.default.removeItem(at: root)
             try! FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             try! fill(root)
-            FileManager.default.createFile(atPath: done.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: done.path, contents: nil)
         }
         return root
     }
@@ -124,7 +119,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Hashing 1 GiB (32 × 32 MiB): baseline xxhsum -H2", configuration: hashing) { benchmark in
         let files = SyncFixtures.files(in: SyncFixtures.largeFiles)
         benchmark.startMeasurement()
-        precondition(try SyncFixtures.run("/usr/bin/xxhsum", ["-H2"] + files) == 0)
+        let status = try SyncFixtures.run("/usr/bin/xxhsum", ["-H2"] + files)
+        precondition(status == 0)
     }
     Benchmark("Hashing 1 GiB (32 × 32 MiB): initial scan", configuration: hashing) { benchmark in
         let tree = SyncFixtures.largeFiles
@@ -142,11 +138,12 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Rescan 100,000 unchanged files: baseline find -printf '%s %T@'", configuration: walking) { benchmark in
         let tree = SyncFixtures.smallTree
         benchmark.startMeasurement()
-        precondition(try SyncFixtures.run("/usr/bin/find", [tree.path, "-printf", "%s %T@\\n"]) == 0)
+        let status = try SyncFixtures.run("/usr/bin/find", [tree.path, "-printf", "%s %T@\\n"])
+        precondition(status == 0)
     }
     Benchmark("Rescan 100,000 unchanged files: watcher's rescan (state in memory)", configuration: walking) { benchmark in
         let tree = SyncFixtures.smallTree
-        let library = try SyncFixtures.scannedLibrary(of: tree)
+        let library = try await SyncFixtures.scannedLibrary(of: tree)
         let mirror = try FolderMirror(library: library, root: tree)
         _ = try await mirror.scan()  // Loads the mirror state.
         for _ in benchmark.scaledIterations {
@@ -158,7 +155,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("Rescan 100,000 unchanged files: fresh process (state read from the library)", configuration: walking) { benchmark in
         let tree = SyncFixtures.smallTree
-        let library = try SyncFixtures.scannedLibrary(of: tree)
+        let library = try await SyncFixtures.scannedLibrary(of: tree)
         benchmark.startMeasurement()
         let summary = try await FolderMirror(library: library, root: tree).scan()
         benchmark.stopMeasurement()

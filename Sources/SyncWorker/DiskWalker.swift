@@ -65,16 +65,42 @@ extension FileStamp {
 /// `.photosyncignore` is loaded on entry).
 struct DiskWalker {
     static let cookiePrefix = ".photosync-sync-"
+    /// Whether the built-in patterns look at names only (none holds a slash): then, while no ignore file is
+    /// loaded, a decision depends on an entry's name and type alone.
+    static let defaultsMatchNamesOnly = IgnoreRules.defaultPatterns.allSatisfy { !$0.contains("/") }
 
     let root: String
     var ignore: IgnoreRules
+    /// Decisions by (name, is a directory), valid while no ignore file is loaded (names repeat across
+    /// folders: `IMG_0001.JPG` in every camera roll).
+    private var decisions: [String: Bool] = [:]
+
+    init(root: String, ignore: IgnoreRules) {
+        self.root = root
+        self.ignore = ignore
+    }
+
+    /// Whether an entry of a directory that is itself not ignored is ignored. The walk never descends
+    /// into an ignored directory, so only the entry's own decision is needed (git's rule: nothing below an
+    /// ignored directory can be re-included).
+    mutating func isIgnored(_ relative: String, name: String, isDirectory: Bool) -> Bool {
+        if name == IgnoreRules.fileName { return true }
+        if Self.defaultsMatchNamesOnly && ignore.directoriesWithRules.isEmpty {
+            let key = isDirectory ? name + "/" : name
+            if let known = decisions[key] { return known }
+            let decision = ignore.decidingPattern(relativePath: name, isDirectory: isDirectory).map { !$0.isNegated } ?? false
+            decisions[key] = decision
+            return decision
+        }
+        return ignore.decidingPattern(relativePath: relative, isDirectory: isDirectory).map { !$0.isNegated } ?? false
+    }
 
     /// Walks `start` (relative; "" for the whole root), which must be a directory.
     mutating func walk(_ start: String, into snapshot: inout DiskSnapshot) {
         var pending = [start]
         while let directory = pending.popLast() {
             let absolute = directory.isEmpty ? root : root + "/" + directory
-            _ = try? ignore.loadIgnoreFile(root: root, directory: directory)
+            if (try? ignore.loadIgnoreFile(root: root, directory: directory)) == true { decisions.removeAll() }
             guard let handle = opendir(absolute) else {
                 snapshot.unreadableDirectories.append(directory)
                 snapshot.skipped.append(SkippedFile(
@@ -97,7 +123,7 @@ struct DiskWalker {
                 guard fstatat(descriptor, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }  // Vanished.
                 let type = st.st_mode & S_IFMT
                 let isDirectory = type == S_IFDIR
-                if ignore.isIgnored(relativePath: relative, isDirectory: isDirectory) { continue }
+                if isIgnored(relative, name: name, isDirectory: isDirectory) { continue }
                 switch type {
                 case S_IFDIR:
                     snapshot.directories[relative] = FileStamp(st)

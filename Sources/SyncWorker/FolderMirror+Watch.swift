@@ -227,10 +227,10 @@ extension FolderMirror {
     /// the call waits until the watcher has committed everything before it; otherwise a full scan runs.
     ///
     /// - Throws: ``SyncError`` from the scan, ``SyncError/Kind/syncTimedOut`` when the watcher did not
-    ///   process the cookie within a minute.
+    ///   process the cookie within an hour (it may be busy with the initial scan of a large tree).
     public func sync() async throws(SyncError) {
         if watching.withLock({ $0 }) > 0 {
-            try await Self.requestSync(library: library, root: root, timeout: .seconds(60))
+            try await Self.requestSync(library: library, root: root, timeout: .seconds(3600))
         } else {
             try await scan()
         }

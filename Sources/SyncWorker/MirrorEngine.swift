@@ -94,6 +94,7 @@ actor MirrorEngine {
         let rootStamp = try checkRoot()
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         var snapshot = DiskSnapshot()
+        snapshot.files.reserveCapacity(try loadedModel().files.count + 1024)
         walker.walk("", into: &snapshot)
         ignore = walker.ignore
         var summary = try reconcile(
@@ -366,6 +367,9 @@ actor MirrorEngine {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
         self.model = model
+        // A long scan allocates and frees per file on whichever threads run it; give the freed pages back
+        // after each large batch so that resident memory follows the live data, not the allocator's arenas.
+        if batch.fileCount >= 100 { Allocator.returnFreeMemory() }
         if batch.fileCount > 0 {
             let token = try? library.currentChangeToken
             lastToken = token
@@ -515,6 +519,17 @@ actor MirrorEngine {
         }
         model.directories = directories
     }
+}
+
+/// glibc's `malloc_trim`, looked up at run time (its header is not part of the Glibc module).
+enum Allocator {
+    private typealias Trim = @convention(c) (Int) -> Int32
+    private static let trim: Trim? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: Trim.self)
+    }()
+
+    static func returnFreeMemory() { _ = trim?(0) }
 }
 
 extension String {

@@ -39,17 +39,24 @@ enum Reconciler {
     static func plan(disk: [String: FileStamp], recorded: [String: MirroredFile], isKept: (String) -> Bool) -> Plan {
         var plan = Plan()
         var candidates: [(path: String, stamp: FileStamp)] = []
+        var found = 0
         for (path, stamp) in disk {
-            if let old = recorded[path], old.stamp == stamp {
-                plan.unchanged += 1
-            } else {
-                candidates.append((path, stamp))
+            if let old = recorded[path] {
+                found += 1
+                if old.stamp == stamp {
+                    plan.unchanged += 1
+                    continue
+                }
             }
+            candidates.append((path, stamp))
         }
         candidates.sort { $0.path < $1.path }
         var gone: [MirroredFile] = []
-        for (path, file) in recorded where disk[path] == nil && !isKept(path) {
-            gone.append(file)
+        // Every recorded path was found on disk: nothing is gone (the common rescan needs no second pass).
+        if found < recorded.count {
+            for (path, file) in recorded where disk[path] == nil && !isKept(path) {
+                gone.append(file)
+            }
         }
         gone.sort { $0.relativePath < $1.relativePath }
         // Moves by stamp: the file itself (same inode, size, mtime) at another path.

@@ -64,6 +64,7 @@ import Testing
         }
         #expect(version == LibrarySchema.currentVersion)
         #expect(tables == ["change_journal", "change_record", "change_transaction", "mirror_directory", "mirror_file", "mirror_root", "mirror_sync_cookie"])
+        #expect(try library.fetchMirrorRoots().isEmpty)
         try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after migration") }
         #expect(try library.historyStatus().transactionCount == 1)
     }
