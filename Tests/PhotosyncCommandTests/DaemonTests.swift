@@ -188,11 +188,9 @@ import Glibc
         #expect(daemon.logText.contains("stopped"))
     }
 
-    @Test func sigtermDuringAScanKeepsTheCommittedBatchesAndExitsZero() throws {
-        let cli = Photosync()
+    /// 3,000 small JPEGs in 10 folders, distinct by content: a scan commits them in several batches of 500.
+    static func manyFiles() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-many-\(UUID().uuidString)")
-        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
-        // 3,000 small JPEGs, distinct by content: several batches of 500.
         let jpeg = try Data(contentsOf: Photosync.samples.appending(path: "Family/IMG_2001.jpg"))
         for directory in 0..<10 {
             let sub = folder.appending(path: "d\(directory)")
@@ -201,18 +199,52 @@ import Glibc
                 try (jpeg + Data("\(directory)-\(index)".utf8)).write(to: sub.appending(path: "\(index).jpg"))
             }
         }
-        try cli.run("init")
-        let (scan, _, err) = try cli.start(["scan", folder.path])
-        // Wait for the first committed batch, then ask the scan to stop.
+        return folder
+    }
+
+    /// Polls the library until the running scan committed its first batch (or ended); the assets then.
+    static func waitForAFirstBatch(_ cli: Photosync, _ scan: Process) throws -> Int {
         let deadline = Date().addingTimeInterval(120)
-        var count = 0
         while Date() < deadline && scan.isRunning {
-            if let status = try? cli.run("status", "--json").json(), let counts = status["counts"] as? [String: Int] {
-                count = counts["assets"] ?? 0
-                if count > 0 { break }
+            if let status = try? cli.run("status", "--json").json(), let counts = status["counts"] as? [String: Int],
+                let count = counts["assets"], count > 0
+            {
+                return count
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
+        return 0
+    }
+
+    @Test func sigkillDuringAScanLeavesAConsistentLibraryAndTheNextScanConverges() throws {
+        let cli = Photosync()
+        let folder = try Self.manyFiles()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try cli.run("init")
+        let (scan, _, _) = try cli.start(["scan", folder.path])
+        _ = try Self.waitForAFirstBatch(cli, scan)
+        kill(scan.processIdentifier, SIGKILL)
+        scan.waitUntilExit()
+        // Whatever the kill interrupted, the journal and the assets agree, and the next pass finishes the job.
+        let kept = try cli.run("assets", "--json").lines.count
+        let start = try cli.run("history", "--json").json()["oldestValidToken"] as? String
+        let journal = try cli.run("changes", "--since", try #require(start), "--coalesce", "--json").json()
+        let inserted = ((journal["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])?["inserted"] ?? []
+        #expect(inserted.count == kept)
+        let next = try cli.run("scan", folder.path, "--json")
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(try next.json()["deleted"] as? Int == 0)
+        #expect(try cli.run("assets", "--json").lines.count == 3000)
+        #expect(try cli.run("duplicates", "--json").stdout.isEmpty)
+    }
+
+    @Test func sigtermDuringAScanKeepsTheCommittedBatchesAndExitsZero() throws {
+        let cli = Photosync()
+        let folder = try Self.manyFiles()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try cli.run("init")
+        let (scan, _, err) = try cli.start(["scan", folder.path])
+        let count = try Self.waitForAFirstBatch(cli, scan)
         kill(scan.processIdentifier, SIGTERM)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         scan.waitUntilExit()
