@@ -19,6 +19,9 @@ final class DaemonLock {
         /// `watch` or `scan`.
         var mode: String
         var since: Date
+
+        /// For messages: `pid 1234, watch of /home/me/Pictures since 2026-11-23T16:44:44Z`.
+        var summary: String { "pid \(pid), \(mode) of \(root) since \(since.formatted(.iso8601))" }
     }
 
     static let fileName = "daemon.lock"
@@ -59,8 +62,7 @@ final class DaemonLock {
             if failure == EWOULDBLOCK, let holder = readHolder(at: url) {
                 throw CommandFailure(
                     code: 1, name: "error",
-                    message: "another photosync process (pid \(holder.pid), \(holder.mode) of \(holder.root) since "
-                        + "\(holder.since.formatted(.iso8601))) already mirrors into \(libraryURL.path); stop it first")
+                    message: "another photosync process (\(holder.summary)) already mirrors into \(libraryURL.path); stop it first")
             }
             throw CommandFailure(
                 code: 1, name: "error",

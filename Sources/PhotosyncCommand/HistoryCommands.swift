@@ -124,7 +124,7 @@ enum SyncBarrier {
                 guard holder.mode == "watch", holder.root == root.path else {
                     throw CommandFailure(
                         code: 1, name: "error",
-                        message: "another photosync process (pid \(holder.pid), \(holder.mode) of \(holder.root)) mirrors into this library; retry when it is done")
+                        message: "another photosync process (\(holder.summary)) mirrors into this library; retry when it is done")
                 }
                 try await FolderMirror.requestSync(library: library, root: root, timeout: .seconds(60))
                 return

@@ -101,7 +101,7 @@ struct StatusCommand: AsyncParsableCommand {
                     print("mirrors \(mirror["path"]!): last scan finished \(last)")
                 }
                 if let holder {
-                    print("daemon: pid \(holder.pid), \(holder.mode) of \(holder.root) since \(formatter.string(from: holder.since))")
+                    print("daemon: \(holder.summary)")
                 } else {
                     print("daemon: not running")
                 }
