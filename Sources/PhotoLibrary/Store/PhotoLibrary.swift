@@ -111,7 +111,7 @@ public final class PhotoLibrary: Sendable {
                     throw .storageUnavailable(path: url.path, reason: "no library here")
                 }
             } else {
-                try Self.validateExistingDatabase(at: databaseURL)
+                try Self.validateExistingDatabase(at: databaseURL, busyTimeout: options.busyTimeout)
             }
         } else {
             guard options.createIfNeeded else {
@@ -167,9 +167,13 @@ public final class PhotoLibrary: Sendable {
 
     /// Opens an existing database read-only to check, before anything writes to it, that it is a photosync
     /// library this build can open.
-    private static func validateExistingDatabase(at databaseURL: URL) throws(PhotoLibraryError) {
+    ///
+    /// It waits for locks like every other connection (`busyTimeout`): another process closing the library
+    /// checkpoints and removes the WAL under an exclusive lock for an instant, and opening must not fail then.
+    private static func validateExistingDatabase(at databaseURL: URL, busyTimeout: TimeInterval) throws(PhotoLibraryError) {
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
         do {
             let queue = try DatabaseQueue(path: databaseURL.path, configuration: configuration)
             defer { try? queue.close() }
