@@ -22,8 +22,9 @@ import PhotoLibrary
 /// memory (nothing in the library's mirror state). Files hashed in this process are classified by the probe
 /// the worker made anyway. After a restart, a directory is classified again — its files' headers probed,
 /// not hashed — only when it first matters: it holds a still that carries `photoLive` (found once, by one
-/// fetch), or a batch brings a file with a content identifier into it. A file moved out of a directory not
-/// classified yet has its headers probed once.
+/// fetch), or a batch brings a file with a content identifier into it. A file moved from a directory not
+/// classified yet has its headers probed at its new place. A file that can't be probed then (gone, unreadable)
+/// counts as unpaired until a later change in its directory.
 ///
 /// A value owned by the ``MirrorEngine`` actor; ``plan(_:model:root:library:timeZone:)`` runs before a batch's
 /// change block and ``committed()`` after it: when the block failed, the next plan starts afresh from the
@@ -93,7 +94,7 @@ struct LivePhotoPairing {
         if uncommitted { self = LivePhotoPairing() }
         uncommitted = true
         var touched = Set<String>()
-        /// Files entering a directory in this batch, classified: they need no probe.
+        // Files entering a directory in this batch, classified: they need no probe.
         var classifiedNow: [String: Set<String>] = [:]
         var fromBatch = Set<String>()
 
@@ -201,7 +202,6 @@ struct LivePhotoPairing {
     private static func member(_ probe: ProbeResult, live: Bool?) -> Member? {
         guard let identifier = probe.metadata.contentIdentifier, !identifier.isEmpty, let kind = probe.format?.kind
         else { return nil }
-        // Stills and movies alike; an image sequence or raw file with an identifier pairs like a still.
         switch kind {
         case .image: return Member(role: .still, identifier: identifier, live: live)
         case .video: return Member(role: .movie, identifier: identifier, live: nil)
