@@ -4,7 +4,10 @@ public import PhotoLibrary
 extension AssetChangeRequest {
     /// Sets what a file's headers say on an asset being created or updated: media type and type identifier
     /// (by content), displayed pixel size, capture date with its UTC offset, file modification date,
-    /// location, duration, media subtypes (panorama, HDR, screenshot, live photo) and burst identifier.
+    /// location, duration, media subtypes (panorama, HDR, screenshot) and burst identifier.
+    ///
+    /// It never sets `photoLive`, which one file cannot prove (it clears it when rewriting an asset): the
+    /// mirror sets it when the still's movie is beside it (see the worker's Live Photo pairing rule).
     ///
     /// Values the probe could not read or rejected (see ``MediaProbe``'s validation rules) are left at
     /// their defaults, so a file whose metadata lies is still mirrored with what is known.

@@ -36,6 +36,13 @@ import Synchronization
 /// folder's identifiers: they are renamed and moved. A directory left without media loses its album and
 /// folder.
 ///
+/// ## Live Photos
+/// A still and a movie in the same directory with the same content identifier (the still's Apple maker note
+/// ContentIdentifier, the movie's `com.apple.quicktime.content.identifier`) are a Live Photo: the still's
+/// asset carries ``AssetMediaSubtypes/photoLive`` — set in the same transaction as whichever file change
+/// completes the pair, whatever the order, pass or batch, and cleared when the movie is deleted, leaves the
+/// directory or changes identifier. The movie stays a video asset of its own, without a subtype.
+///
 /// ## Safety
 /// A root that is missing, unreadable, empty while assets are mirrored from it, or on another device than
 /// recorded (an unmounted disk's mount point) deletes nothing and throws; a pass that would delete more than

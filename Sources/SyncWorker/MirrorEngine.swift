@@ -39,6 +39,8 @@ actor MirrorEngine {
     private var notMedia: [String: FileStamp] = [:]
     /// Files with metadata problems already logged (by path and hash), so each is logged once.
     private var loggedProblems: Set<String> = []
+    /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
+    private var livePhotos = LivePhotoPairing()
     var lastToken: ChangeToken?
 
     init(library: PhotoLibrary, root: String, options: FolderMirrorOptions) {
@@ -423,6 +425,7 @@ actor MirrorEngine {
             model.set(MirroredFile(relativePath: file.path, stamp: file.stamp, contentHash: file.hash, assetIdentifier: nil))
             touch(file.path)
         }
+        let live = try livePhotos.plan(batch, model: model, root: root, library: library, timeZone: library.momentTimeZone)
         var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
         if !dirty.isEmpty {
             collections = try library.fetchMirroredCollections(
@@ -448,6 +451,7 @@ actor MirrorEngine {
                     fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
                     options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
                 request.apply(file.probe)
+                live.mark(request, path: file.path)
                 guard let placeholder = request.placeholderForCreatedAsset else { continue }
                 inserted[file.path] = placeholder.localIdentifier
                 tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
@@ -459,9 +463,11 @@ actor MirrorEngine {
                     let request = AssetChangeRequest(for: asset)
                     request.replaceContent(withFileAt: url, options: options)
                     request.apply(new.probe)
+                    live.mark(request, path: new.path)
                 } else {
                     let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
                     request.apply(new.probe)
+                    live.mark(request, path: new.path)
                     if let placeholder = request.placeholderForCreatedAsset {
                         inserted[new.path] = placeholder.localIdentifier
                         tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
@@ -474,6 +480,7 @@ actor MirrorEngine {
                 let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
                 tree.move(id, fromAlbum: oldAlbum, memberOf: memberships[id], to: FileSystem.parent(of: to.relativePath))
             }
+            live.applyAssetChanges()
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
             if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
             let library = self.library
@@ -511,6 +518,7 @@ actor MirrorEngine {
             if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
             directories = tree.directories
         }
+        livePhotos.committed()
         for (path, id) in inserted {
             if var file = model.files[path] {
                 file.assetIdentifier = id
