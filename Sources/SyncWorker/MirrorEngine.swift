@@ -94,11 +94,12 @@ actor MirrorEngine {
         let rootStamp = try checkRoot()
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         var snapshot = DiskSnapshot()
-        snapshot.files.reserveCapacity(try loadedModel().files.count + 1024)
+        snapshot.files.reserveCapacity(try loadedModel().count + 1024)
         walker.walk("", into: &snapshot)
         ignore = walker.ignore
+        let filesFound = snapshot.files.count
         var summary = try reconcile(
-            scope: [""], snapshot: snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
+            scope: [""], snapshot: &snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
         summary.duration = (ContinuousClock.now - clock).seconds
         // Only a complete pass counts as the last scan.
         if summary.interrupted { return summary }
@@ -107,7 +108,7 @@ actor MirrorEngine {
         record.scanRecord = (start, Date(), encoded)
         record.rootDevice = rootStamp.device
         try commit(record, onBatch: nil)
-        progress?(ScanProgress(phase: .done, filesFound: snapshot.files.count, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
+        progress?(ScanProgress(phase: .done, filesFound: filesFound, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
         return summary
     }
 
@@ -143,7 +144,7 @@ actor MirrorEngine {
         ignore = walker.ignore
         var retry: [String] = []
         let summary = try reconcile(
-            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
+            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
             retry: &retry)
         return (summary, retry)
     }
@@ -156,17 +157,17 @@ actor MirrorEngine {
     // MARK: Reconcile
 
     private func reconcile(
-        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
     ) throws(SyncError) -> ScanSummary {
         var retry: [String] = []
         return try reconcile(
-            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
+            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
             onBatch: onBatch, retry: &retry)
     }
 
     private func reconcile(
-        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
         retry: inout [String]
     ) throws(SyncError) -> ScanSummary {
@@ -174,32 +175,35 @@ actor MirrorEngine {
         // batches committed below update it in place (no copy of a large dictionary per batch).
         let mirroredCount: Int
         let plan: Reconciler.Plan
+        let filesFound = snapshot.files.count
         do {
             let model = try loadedModel()
-            mirroredCount = model.files.count
-            var recorded: [String: MirroredFile] = [:]
-            if scope == [""] {
-                recorded = model.files
-            } else {
-                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-            }
+            mirroredCount = model.count
             // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
-            if isFullScan && snapshot.files.isEmpty && !model.files.isEmpty {
+            if isFullScan && snapshot.files.isEmpty && !model.isEmpty {
                 let device = recordedDevice
                 let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
-                let message = "the folder \(root) is empty\(detail) while \(model.files.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
+                let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
-            if isFullScan && !model.files.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
+            if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
                 device != rootStamp.device
             {
-                let message = "the folder \(root) is on another device than recorded while \(model.files.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
+                let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
-            plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+            if scope == [""] {
+                plan = Reconciler.plan(disk: snapshot.files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
+            } else {
+                var recorded: [String: MirroredFile] = [:]
+                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
+                plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+            }
         }
+        // The plan holds what the pass needs of the disk snapshot's files: drop them now.
+        snapshot.files = [:]
         var summary = ScanSummary()
         summary.skipped = snapshot.skipped
         summary.unchanged = plan.unchanged
@@ -237,15 +241,15 @@ actor MirrorEngine {
             batchStart = ContinuousClock.now
         }
 
-        var report = ScanProgress(phase: .hashing, filesFound: snapshot.files.count, filesToHash: plan.toHash.count)
+        var report = ScanProgress(phase: .hashing, filesFound: filesFound, filesToHash: plan.toHash.count)
         report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
-        progress?(ScanProgress(phase: .walking, filesFound: snapshot.files.count, filesToHash: plan.toHash.count))
+        progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))
         for candidate in plan.toHash {
             if let known = notMedia[candidate.path], known == candidate.stamp { continue }
             report.currentPath = candidate.path
             progress?(report)
             let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
-            let old = self.model?.files[candidate.path]
+            let old = self.model?[path: candidate.path]
             switch outcome {
             case .hashed(let hashed):
                 notMedia[candidate.path] = nil
@@ -315,7 +319,7 @@ actor MirrorEngine {
                 logger.error("\(message)")
                 throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
             }
-            progress?(ScanProgress(phase: .deleting, filesFound: snapshot.files.count, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
+            progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
             for chunk in stride(from: 0, to: deletions.count, by: max(1, options.batchFileLimit)) {
                 var deleting = Batch()
                 deleting.deletes = Array(deletions[chunk..<min(deletions.count, chunk + options.batchFileLimit)])
@@ -512,7 +516,7 @@ actor MirrorEngine {
             directories = tree.directories
         }
         for (path, id) in inserted {
-            if var file = model.files[path] {
+            if var file = model[path: path] {
                 file.assetIdentifier = id
                 model.set(file)
             }

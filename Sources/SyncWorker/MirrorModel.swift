@@ -1,9 +1,87 @@
+import ContentHash
+import Foundation
 import PhotoLibrary
+
+/// What the reconciler needs of the recorded files of a scope: a count, a lookup by path and a pass over all.
+protocol RecordedFiles {
+    var count: Int { get }
+    subscript(path path: String) -> MirroredFile? { get }
+    /// The stamp recorded for a path (cheaper than the whole record).
+    func stamp(at path: String) -> FileStamp?
+    /// Calls `body` with every recorded file, in no particular order.
+    func forEachFile(_ body: (MirroredFile) throws -> Void) rethrows
+}
+
+extension Dictionary: RecordedFiles where Key == String, Value == MirroredFile {
+    subscript(path path: String) -> MirroredFile? { self[path] }
+    func stamp(at path: String) -> FileStamp? { self[path]?.stamp }
+    func forEachFile(_ body: (MirroredFile) throws -> Void) rethrows {
+        for file in values { try body(file) }
+    }
+}
+
+/// One mirrored file as the model keeps it, without a heap allocation of its own: the content hash as its
+/// two 64-bit halves and the asset identifier as the 16 bytes of its UUID (local identifiers are
+/// `UUID/L0/001`). A value that does not have the canonical form is kept as a string in a side table of
+/// the model instead (never seen in practice; kept so that the model returns exactly what it was given).
+struct PackedFile {
+    var stamp: FileStamp
+    var hashHigh: UInt64
+    var hashLow: UInt64
+    var assetHigh: UInt64
+    var assetLow: UInt64
+    var hashKind: Kind
+    var assetKind: Kind
+
+    enum Kind: UInt8 {
+        /// No value (an asset identifier only).
+        case none
+        /// The canonical form, in the two halves.
+        case packed
+        /// In the model's side table, by path.
+        case other
+    }
+
+    static let assetSuffix = "/L0/001"
+
+    /// Packs a hash: the canonical 32 lowercase hexadecimal digits, else nil.
+    static func pack(hash: String) -> (UInt64, UInt64)? {
+        guard hash.utf8.count == 32, let parsed = ContentHash(hexString: hash), parsed.description == hash else { return nil }
+        return (parsed.high, parsed.low)
+    }
+
+    /// Packs an asset identifier: an uppercase UUID followed by `/L0/001`, else nil.
+    static func pack(asset: String) -> (UInt64, UInt64)? {
+        let utf8 = asset.utf8
+        guard utf8.count == 36 + assetSuffix.utf8.count, asset.hasSuffix(assetSuffix) else { return nil }
+        let text = String(asset.prefix(36))
+        guard let uuid = UUID(uuidString: text), uuid.uuidString == text else { return nil }
+        let bytes = uuid.uuid
+        let high = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 0, as: UInt64.self) }
+        let low = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 8, as: UInt64.self) }
+        return (high, low)
+    }
+
+    static func unpackAsset(_ high: UInt64, _ low: UInt64) -> String {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes).uuidString + assetSuffix
+    }
+}
 
 /// The mirror state of one root held in memory while a mirror runs: the library's records plus, per
 /// directory, how many media files it holds directly and below it (what decides albums and folders).
-struct MirrorModel {
-    var files: [String: MirroredFile] = [:]
+///
+/// Files are kept packed (see ``PackedFile``): about 100 bytes per file besides its path, instead of about
+/// 280 with the hash and asset identifier as strings.
+struct MirrorModel: RecordedFiles {
+    private var packed: [String: PackedFile] = [:]
+    /// Hashes and asset identifiers without their canonical form, by path.
+    private var otherHashes: [String: String] = [:]
+    private var otherAssets: [String: String] = [:]
     var directories: [String: MirroredDirectory] = [:]
     /// Media files directly in a directory.
     private(set) var directCount: [String: Int] = [:]
@@ -13,16 +91,71 @@ struct MirrorModel {
     init() {}
 
     init(_ state: MirrorState) {
-        for file in state.files { set(file) }
-        for directory in state.directories { directories[directory.relativePath] = directory }
+        self.init(files: state.files, directories: state.directories)
+    }
+
+    init(files: [MirroredFile], directories: [MirroredDirectory]) {
+        packed.reserveCapacity(files.count)
+        for file in files { set(file) }
+        for directory in directories { self.directories[directory.relativePath] = directory }
+    }
+
+    var count: Int { packed.count }
+    var isEmpty: Bool { packed.isEmpty }
+
+    subscript(path path: String) -> MirroredFile? {
+        guard let file = packed[path] else { return nil }
+        return unpack(path, file)
+    }
+
+    func stamp(at path: String) -> FileStamp? { packed[path]?.stamp }
+
+    func forEachFile(_ body: (MirroredFile) throws -> Void) rethrows {
+        for (path, file) in packed { try body(unpack(path, file)) }
+    }
+
+    private func unpack(_ path: String, _ file: PackedFile) -> MirroredFile {
+        let hash: String
+        switch file.hashKind {
+        case .packed: hash = ContentHash(high: file.hashHigh, low: file.hashLow).description
+        case .other, .none: hash = otherHashes[path] ?? ""
+        }
+        let asset: String?
+        switch file.assetKind {
+        case .none: asset = nil
+        case .packed: asset = PackedFile.unpackAsset(file.assetHigh, file.assetLow)
+        case .other: asset = otherAssets[path]
+        }
+        return MirroredFile(relativePath: path, stamp: file.stamp, contentHash: hash, assetIdentifier: asset)
     }
 
     mutating func set(_ file: MirroredFile) {
-        if files.updateValue(file, forKey: file.relativePath) == nil { count(file.relativePath, +1) }
+        let path = file.relativePath
+        var entry = PackedFile(stamp: file.stamp, hashHigh: 0, hashLow: 0, assetHigh: 0, assetLow: 0, hashKind: .other, assetKind: .none)
+        if let (high, low) = PackedFile.pack(hash: file.contentHash) {
+            (entry.hashHigh, entry.hashLow, entry.hashKind) = (high, low, .packed)
+            if !otherHashes.isEmpty { otherHashes[path] = nil }
+        } else {
+            otherHashes[path] = file.contentHash
+        }
+        if let asset = file.assetIdentifier, let (high, low) = PackedFile.pack(asset: asset) {
+            (entry.assetHigh, entry.assetLow, entry.assetKind) = (high, low, .packed)
+            if !otherAssets.isEmpty { otherAssets[path] = nil }
+        } else if let asset = file.assetIdentifier {
+            entry.assetKind = .other
+            otherAssets[path] = asset
+        } else if !otherAssets.isEmpty {
+            otherAssets[path] = nil
+        }
+        if packed.updateValue(entry, forKey: path) == nil { count(path, +1) }
     }
 
     mutating func remove(_ path: String) {
-        if files.removeValue(forKey: path) != nil { count(path, -1) }
+        if packed.removeValue(forKey: path) != nil {
+            count(path, -1)
+            if !otherHashes.isEmpty { otherHashes[path] = nil }
+            if !otherAssets.isEmpty { otherAssets[path] = nil }
+        }
     }
 
     private mutating func count(_ path: String, _ delta: Int) {
@@ -37,12 +170,13 @@ struct MirrorModel {
     }
 
     /// The recorded files at `path` or below it.
+    ///
+    /// - Complexity: O(*n*) in the files of the whole model.
     func files(within path: String) -> [String: MirroredFile] {
-        if path.isEmpty { return files }
         var result: [String: MirroredFile] = [:]
-        if let file = files[path] { result[path] = file }
-        let prefix = path + "/"
-        for (key, file) in files where key.hasPrefix(prefix) { result[key] = file }
+        if let file = packed[path] { result[path] = unpack(path, file) }
+        let prefix = path.isEmpty ? "" : path + "/"
+        for (key, file) in packed where key.hasPrefix(prefix) { result[key] = unpack(key, file) }
         return result
     }
 

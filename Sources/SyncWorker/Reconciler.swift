@@ -28,6 +28,12 @@ enum Reconciler {
         var vanished: [MirroredFile] = []
     }
 
+    /// A file's identity in a stamp, whatever its path: device, inode, size and modification time.
+    private struct Identity: Hashable {
+        let device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64
+        init(_ stamp: FileStamp) { (device, inode, size, mtimeNs) = (stamp.device, stamp.inode, stamp.size, stamp.mtimeNs) }
+    }
+
     /// Compares a scope's disk snapshot with the mirror's records for the same scope.
     ///
     /// - Parameters:
@@ -35,47 +41,50 @@ enum Reconciler {
     ///   - recorded: the mirrored files in the scope.
     ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
     ///     directories).
-    /// - Complexity: O(*n* log *n*) in the files of the scope.
-    static func plan(disk: [String: FileStamp], recorded: [String: MirroredFile], isKept: (String) -> Bool) -> Plan {
+    /// - Complexity: O(*n* log *n*) in the files of the scope; one array of the files to hash, filtered in
+    ///   place (no second copy).
+    static func plan(disk: [String: FileStamp], recorded: some RecordedFiles, isKept: (String) -> Bool) -> Plan {
         var plan = Plan()
-        var candidates: [(path: String, stamp: FileStamp)] = []
         var found = 0
         for (path, stamp) in disk {
-            if let old = recorded[path] {
+            if let old = recorded.stamp(at: path) {
                 found += 1
-                if old.stamp == stamp {
+                if old == stamp {
                     plan.unchanged += 1
                     continue
                 }
             }
-            candidates.append((path, stamp))
+            plan.toHash.append((path, stamp))
         }
-        candidates.sort { $0.path < $1.path }
+        plan.toHash.sort { $0.path < $1.path }
         var gone: [MirroredFile] = []
         // Every recorded path was found on disk: nothing is gone (the common rescan needs no second pass).
         if found < recorded.count {
-            for (path, file) in recorded where disk[path] == nil && !isKept(path) {
-                gone.append(file)
+            recorded.forEachFile { file in
+                if disk[file.relativePath] == nil && !isKept(file.relativePath) { gone.append(file) }
             }
         }
+        // Nothing gone: no move, and every candidate is hashed (the initial scan).
+        if gone.isEmpty { return plan }
         gone.sort { $0.relativePath < $1.relativePath }
         // Moves by stamp: the file itself (same inode, size, mtime) at another path.
-        struct Identity: Hashable {
-            let device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64
-            init(_ stamp: FileStamp) { (device, inode, size, mtimeNs) = (stamp.device, stamp.inode, stamp.size, stamp.mtimeNs) }
-        }
         var goneByIdentity: [Identity: Int] = [:]
         for (index, file) in gone.enumerated() { goneByIdentity[Identity(file.stamp)] = index }
         var claimed = Set<Int>()
-        for candidate in candidates {
+        // Candidates that are moves leave the array in place; the others keep their path order.
+        var kept = 0
+        for position in plan.toHash.indices {
+            let candidate = plan.toHash[position]
             if let index = goneByIdentity[Identity(candidate.stamp)], !claimed.contains(index) {
                 claimed.insert(index)
                 plan.stampMoves.append((gone[index], candidate.path, candidate.stamp))
-                if let displaced = recorded[candidate.path] { plan.vanished.append(displaced) }
+                if let displaced = recorded[path: candidate.path] { plan.vanished.append(displaced) }
             } else {
-                plan.toHash.append(candidate)
+                if kept != position { plan.toHash[kept] = candidate }
+                kept += 1
             }
         }
+        plan.toHash.removeLast(plan.toHash.count - kept)
         plan.vanished += gone.enumerated().filter { !claimed.contains($0.offset) }.map(\.element)
         return plan
     }
