@@ -135,7 +135,7 @@ actor MirrorEngine {
                 if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) {
                     snapshot.cookies.append(path)
                 } else {
-                    snapshot.files[path] = stamp
+                    snapshot.files.append((path, stamp))
                 }
             } else {
                 snapshot.skipped.append(SkippedFile(path: path, reason: mode == S_IFLNK ? "symbolic link (not followed)" : "not a regular file"))
@@ -194,16 +194,17 @@ actor MirrorEngine {
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
+            // The plan takes the disk snapshot's files over (they become its list of files to hash).
+            var files: [(path: String, stamp: FileStamp)] = []
+            swap(&files, &snapshot.files)
             if scope == [""] {
-                plan = Reconciler.plan(disk: snapshot.files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
+                plan = Reconciler.plan(disk: consume files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
             } else {
                 var recorded: [String: MirroredFile] = [:]
                 for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-                plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+                plan = Reconciler.plan(disk: consume files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
             }
         }
-        // The plan holds what the pass needs of the disk snapshot's files: drop them now.
-        snapshot.files = [:]
         var summary = ScanSummary()
         summary.skipped = snapshot.skipped
         summary.unchanged = plan.unchanged
@@ -241,6 +242,13 @@ actor MirrorEngine {
             batchStart = ContinuousClock.now
         }
 
+        // Room in the model for every file to hash, made once: its table does not double (holding the old and
+        // the new table at once) while the batches commit.
+        if var model = self.model, plan.toHash.count > options.batchFileLimit {
+            self.model = nil
+            model.reserveCapacity(model.count + plan.toHash.count)
+            self.model = model
+        }
         var report = ScanProgress(phase: .hashing, filesFound: filesFound, filesToHash: plan.toHash.count)
         report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
         progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))

@@ -101,6 +101,9 @@ struct MirrorModel: RecordedFiles {
     }
 
     var count: Int { packed.count }
+
+    /// Makes room for `capacity` files.
+    mutating func reserveCapacity(_ capacity: Int) { packed.reserveCapacity(capacity) }
     var isEmpty: Bool { packed.isEmpty }
 
     subscript(path path: String) -> MirroredFile? {

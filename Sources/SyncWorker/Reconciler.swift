@@ -37,33 +37,43 @@ enum Reconciler {
     /// Compares a scope's disk snapshot with the mirror's records for the same scope.
     ///
     /// - Parameters:
-    ///   - disk: the files on disk in the scope.
+    ///   - disk: the files on disk in the scope (each path once); its storage becomes the plan's list of
+    ///     files to hash.
     ///   - recorded: the mirrored files in the scope.
     ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
     ///     directories).
-    /// - Complexity: O(*n* log *n*) in the files of the scope; one array of the files to hash, filtered in
-    ///   place (no second copy).
-    static func plan(disk: [String: FileStamp], recorded: some RecordedFiles, isKept: (String) -> Bool) -> Plan {
+    /// - Complexity: O(*n* log *n*) in the files of the scope. The files to hash are filtered in place from
+    ///   `disk` (no second copy); a set of the disk's paths is made only when recorded files are gone.
+    static func plan(
+        disk: consuming [(path: String, stamp: FileStamp)], recorded: some RecordedFiles, isKept: (String) -> Bool
+    ) -> Plan {
         var plan = Plan()
         var found = 0
-        for (path, stamp) in disk {
-            if let old = recorded.stamp(at: path) {
+        var unchanged = [Bool](repeating: false, count: disk.count)
+        for (index, entry) in disk.enumerated() {
+            if let old = recorded.stamp(at: entry.path) {
                 found += 1
-                if old == stamp {
-                    plan.unchanged += 1
-                    continue
-                }
+                if old == entry.stamp { unchanged[index] = true }
             }
-            plan.toHash.append((path, stamp))
         }
-        plan.toHash.sort { $0.path < $1.path }
         var gone: [MirroredFile] = []
         // Every recorded path was found on disk: nothing is gone (the common rescan needs no second pass).
         if found < recorded.count {
+            let onDisk = Set(disk.lazy.map(\.path))
             recorded.forEachFile { file in
-                if disk[file.relativePath] == nil && !isKept(file.relativePath) { gone.append(file) }
+                if !onDisk.contains(file.relativePath) && !isKept(file.relativePath) { gone.append(file) }
             }
         }
+        var kept = 0
+        for index in disk.indices where !unchanged[index] {
+            if kept != index { disk[kept] = disk[index] }
+            kept += 1
+        }
+        plan.unchanged = disk.count - kept
+        disk.removeLast(disk.count - kept)
+        unchanged = []
+        disk.sort { $0.path < $1.path }
+        plan.toHash = consume disk
         // Nothing gone: no move, and every candidate is hashed (the initial scan).
         if gone.isEmpty { return plan }
         gone.sort { $0.relativePath < $1.relativePath }
@@ -72,7 +82,7 @@ enum Reconciler {
         for (index, file) in gone.enumerated() { goneByIdentity[Identity(file.stamp)] = index }
         var claimed = Set<Int>()
         // Candidates that are moves leave the array in place; the others keep their path order.
-        var kept = 0
+        var toHash = 0
         for position in plan.toHash.indices {
             let candidate = plan.toHash[position]
             if let index = goneByIdentity[Identity(candidate.stamp)], !claimed.contains(index) {
@@ -80,11 +90,11 @@ enum Reconciler {
                 plan.stampMoves.append((gone[index], candidate.path, candidate.stamp))
                 if let displaced = recorded[path: candidate.path] { plan.vanished.append(displaced) }
             } else {
-                if kept != position { plan.toHash[kept] = candidate }
-                kept += 1
+                if toHash != position { plan.toHash[toHash] = candidate }
+                toHash += 1
             }
         }
-        plan.toHash.removeLast(plan.toHash.count - kept)
+        plan.toHash.removeLast(plan.toHash.count - toHash)
         plan.vanished += gone.enumerated().filter { !claimed.contains($0.offset) }.map(\.element)
         return plan
     }
