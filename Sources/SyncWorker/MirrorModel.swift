@@ -1,5 +1,3 @@
-import ContentHash
-import Foundation
 import PhotoLibrary
 
 /// What the reconciler needs of the recorded files of a scope: a count, a lookup by path and a pass over all.
@@ -20,9 +18,9 @@ extension Dictionary: RecordedFiles where Key == String, Value == MirroredFile {
     }
 }
 
-/// One mirrored file as the model keeps it, without a heap allocation of its own: the content hash as its
-/// two 64-bit halves and the asset identifier as the 16 bytes of its UUID (local identifiers are
-/// `UUID/L0/001`). A value that does not have the canonical form is kept as a string in a side table of
+/// One mirrored file as the model keeps it, without a heap allocation of its own (80 bytes): the content
+/// hash as its two 64-bit halves and the asset identifier as the 16 bytes of its UUID (local identifiers
+/// are `UUID/L0/001`). A value that does not have the canonical form is kept as a string in a side table of
 /// the model instead (never seen in practice; kept so that the model returns exactly what it was given).
 struct PackedFile {
     var stamp: FileStamp
@@ -44,31 +42,85 @@ struct PackedFile {
 
     static let assetSuffix = "/L0/001"
 
-    /// Packs a hash: the canonical 32 lowercase hexadecimal digits, else nil.
-    static func pack(hash: String) -> (UInt64, UInt64)? {
-        guard hash.utf8.count == 32, let parsed = ContentHash(hexString: hash), parsed.description == hash else { return nil }
-        return (parsed.high, parsed.low)
-    }
-
-    /// Packs an asset identifier: an uppercase UUID followed by `/L0/001`, else nil.
-    static func pack(asset: String) -> (UInt64, UInt64)? {
-        let utf8 = asset.utf8
-        guard utf8.count == 36 + assetSuffix.utf8.count, asset.hasSuffix(assetSuffix) else { return nil }
-        let text = String(asset.prefix(36))
-        guard let uuid = UUID(uuidString: text), uuid.uuidString == text else { return nil }
-        let bytes = uuid.uuid
-        let high = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 0, as: UInt64.self) }
-        let low = withUnsafeBytes(of: bytes) { $0.load(fromByteOffset: 8, as: UInt64.self) }
-        return (high, low)
-    }
-
-    static func unpackAsset(_ high: UInt64, _ low: UInt64) -> String {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { raw in
-            raw.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
-            raw.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+    /// The value of a hexadecimal digit of the given case (`a`…`f` or `A`…`F`), else nil.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8, uppercase: Bool) -> UInt64? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt64(byte &- UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where !uppercase: return UInt64(byte &- UInt8(ascii: "a") &+ 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where uppercase: return UInt64(byte &- UInt8(ascii: "A") &+ 10)
+        default: return nil
         }
-        return UUID(uuid: bytes).uuidString + assetSuffix
+    }
+
+    /// Packs a hash: the canonical 32 lowercase hexadecimal digits, else nil. Without allocating.
+    static func pack(hash: String) -> (UInt64, UInt64)? {
+        var hash = hash
+        return hash.withUTF8 { bytes -> (UInt64, UInt64)? in
+            guard bytes.count == 32 else { return nil }
+            var halves: (UInt64, UInt64) = (0, 0)
+            for index in 0..<32 {
+                guard let value = nibble(bytes[index], uppercase: false) else { return nil }
+                if index < 16 { halves.0 = halves.0 << 4 | value } else { halves.1 = halves.1 << 4 | value }
+            }
+            return halves
+        }
+    }
+
+    /// Packs an asset identifier: an uppercase UUID (`8-4-4-4-12` hexadecimal digits, as `UUID.uuidString`)
+    /// followed by `/L0/001`, else nil. Without allocating; the halves are the UUID's bytes, big-endian.
+    static func pack(asset: String) -> (UInt64, UInt64)? {
+        var asset = asset
+        return asset.withUTF8 { bytes -> (UInt64, UInt64)? in
+            guard bytes.count == 36 + 7, bytes[36...].elementsEqual(assetSuffix.utf8) else { return nil }
+            var halves: (UInt64, UInt64) = (0, 0)
+            var digits = 0
+            for index in 0..<36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard bytes[index] == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                guard let value = nibble(bytes[index], uppercase: true) else { return nil }
+                if digits < 16 { halves.0 = halves.0 << 4 | value } else { halves.1 = halves.1 << 4 | value }
+                digits += 1
+            }
+            return halves
+        }
+    }
+
+    /// The canonical form of a packed hash: 32 lowercase hexadecimal digits, high half first.
+    static func unpackHash(_ high: UInt64, _ low: UInt64) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            for digit in 0..<32 {
+                let half = digit < 16 ? high : low
+                buffer[digit] = digits.utf8Start[Int((half >> UInt64(60 - 4 * (digit % 16))) & 0xF)]
+            }
+            return 32
+        }
+    }
+
+    /// The local identifier of a packed asset: its UUID in uppercase, then `/L0/001`.
+    static func unpackAsset(_ high: UInt64, _ low: UInt64) -> String {
+        let digits: StaticString = "0123456789ABCDEF"
+        return String(unsafeUninitializedCapacity: 36 + 7) { buffer in
+            var position = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let half = digit < 16 ? high : low
+                let shift = UInt64(60 - 4 * (digit % 16))
+                buffer[position] = digits.utf8Start[Int((half >> shift) & 0xF)]
+                position += 1
+            }
+            for byte in assetSuffix.utf8 {
+                buffer[position] = byte
+                position += 1
+            }
+            return position
+        }
     }
 }
 
@@ -120,7 +172,7 @@ struct MirrorModel: RecordedFiles {
     private func unpack(_ path: String, _ file: PackedFile) -> MirroredFile {
         let hash: String
         switch file.hashKind {
-        case .packed: hash = ContentHash(high: file.hashHigh, low: file.hashLow).description
+        case .packed: hash = PackedFile.unpackHash(file.hashHigh, file.hashLow)
         case .other, .none: hash = otherHashes[path] ?? ""
         }
         let asset: String?

@@ -73,9 +73,18 @@ import Testing
         #expect(PackedFile.pack(hash: hash).map { [$0.0, $0.1] } == [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210])
         #expect(PackedFile.pack(hash: hash.uppercased()) == nil)
         #expect(PackedFile.pack(hash: String(hash.dropLast())) == nil)
-        let asset = UUID().uuidString + "/L0/001"
+        #expect(PackedFile.unpackHash(0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210) == hash)
+        let uuid = UUID()
+        let asset = uuid.uuidString + "/L0/001"
         let packed = PackedFile.pack(asset: asset)
+        // The halves are the UUID's bytes, big-endian.
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        let high = bytes[0..<8].reduce(0 as UInt64) { $0 << 8 | UInt64($1) }
+        let low = bytes[8..<16].reduce(0 as UInt64) { $0 << 8 | UInt64($1) }
+        #expect(packed.map { [$0.0, $0.1] } == [high, low])
         #expect(packed.map { PackedFile.unpackAsset($0.0, $0.1) } == asset)
+        #expect(PackedFile.pack(asset: uuid.uuidString + "/L0/00") == nil)
+        #expect(PackedFile.pack(asset: uuid.uuidString.replacingOccurrences(of: "-", with: "_") + "/L0/001") == nil)
         #expect(PackedFile.pack(asset: asset.lowercased()) == nil)
         #expect(PackedFile.pack(asset: "transient-" + asset) == nil)
     }
