@@ -127,8 +127,8 @@ struct PackedFile {
 /// The mirror state of one root held in memory while a mirror runs: the library's records plus, per
 /// directory, how many media files it holds directly and below it (what decides albums and folders).
 ///
-/// Files are kept packed (see ``PackedFile``): about 100 bytes per file besides its path, instead of about
-/// 280 with the hash and asset identifier as strings.
+/// Files are kept packed (see ``PackedFile``): 80 bytes per file besides its path key and no allocation of
+/// its own, where a ``MirroredFile`` takes 88 plus two heap strings (about 170 bytes more).
 struct MirrorModel: RecordedFiles {
     private var packed: [String: PackedFile] = [:]
     /// Hashes and asset identifiers without their canonical form, by path.
