@@ -96,11 +96,12 @@ actor MirrorEngine {
         let rootStamp = try checkRoot()
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         var snapshot = DiskSnapshot()
-        snapshot.files.reserveCapacity(try loadedModel().files.count + 1024)
+        snapshot.files.reserveCapacity(try loadedModel().count + 1024)
         walker.walk("", into: &snapshot)
         ignore = walker.ignore
+        let filesFound = snapshot.files.count
         var summary = try reconcile(
-            scope: [""], snapshot: snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
+            scope: [""], snapshot: &snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
         summary.duration = (ContinuousClock.now - clock).seconds
         // Only a complete pass counts as the last scan.
         if summary.interrupted { return summary }
@@ -109,7 +110,7 @@ actor MirrorEngine {
         record.scanRecord = (start, Date(), encoded)
         record.rootDevice = rootStamp.device
         try commit(record, onBatch: nil)
-        progress?(ScanProgress(phase: .done, filesFound: snapshot.files.count, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
+        progress?(ScanProgress(phase: .done, filesFound: filesFound, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
         return summary
     }
 
@@ -136,7 +137,7 @@ actor MirrorEngine {
                 if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) {
                     snapshot.cookies.append(path)
                 } else {
-                    snapshot.files[path] = stamp
+                    snapshot.files.append((path, stamp))
                 }
             } else {
                 snapshot.skipped.append(SkippedFile(path: path, reason: mode == S_IFLNK ? "symbolic link (not followed)" : "not a regular file"))
@@ -145,7 +146,7 @@ actor MirrorEngine {
         ignore = walker.ignore
         var retry: [String] = []
         let summary = try reconcile(
-            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
+            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
             retry: &retry)
         return (summary, retry)
     }
@@ -158,17 +159,17 @@ actor MirrorEngine {
     // MARK: Reconcile
 
     private func reconcile(
-        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
     ) throws(SyncError) -> ScanSummary {
         var retry: [String] = []
         return try reconcile(
-            scope: scope, snapshot: snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
+            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
             onBatch: onBatch, retry: &retry)
     }
 
     private func reconcile(
-        scope: [String], snapshot: DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
+        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
         retry: inout [String]
     ) throws(SyncError) -> ScanSummary {
@@ -176,31 +177,35 @@ actor MirrorEngine {
         // batches committed below update it in place (no copy of a large dictionary per batch).
         let mirroredCount: Int
         let plan: Reconciler.Plan
+        let filesFound = snapshot.files.count
         do {
             let model = try loadedModel()
-            mirroredCount = model.files.count
-            var recorded: [String: MirroredFile] = [:]
-            if scope == [""] {
-                recorded = model.files
-            } else {
-                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-            }
+            mirroredCount = model.count
             // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
-            if isFullScan && snapshot.files.isEmpty && !model.files.isEmpty {
+            if isFullScan && snapshot.files.isEmpty && !model.isEmpty {
                 let device = recordedDevice
                 let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
-                let message = "the folder \(root) is empty\(detail) while \(model.files.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
+                let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
-            if isFullScan && !model.files.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
+            if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
                 device != rootStamp.device
             {
-                let message = "the folder \(root) is on another device than recorded while \(model.files.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
+                let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
                 logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
-            plan = Reconciler.plan(disk: snapshot.files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+            // The plan takes the disk snapshot's files over (they become its list of files to hash).
+            var files: [(path: String, stamp: FileStamp)] = []
+            swap(&files, &snapshot.files)
+            if scope == [""] {
+                plan = Reconciler.plan(disk: consume files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
+            } else {
+                var recorded: [String: MirroredFile] = [:]
+                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
+                plan = Reconciler.plan(disk: consume files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
+            }
         }
         var summary = ScanSummary()
         summary.skipped = snapshot.skipped
@@ -239,15 +244,22 @@ actor MirrorEngine {
             batchStart = ContinuousClock.now
         }
 
-        var report = ScanProgress(phase: .hashing, filesFound: snapshot.files.count, filesToHash: plan.toHash.count)
+        // Room in the model for every file to hash, made once: its table does not double (holding the old and
+        // the new table at once) while the batches commit.
+        if var model = self.model, plan.toHash.count > options.batchFileLimit {
+            self.model = nil
+            model.reserveCapacity(model.count + plan.toHash.count)
+            self.model = model
+        }
+        var report = ScanProgress(phase: .hashing, filesFound: filesFound, filesToHash: plan.toHash.count)
         report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
-        progress?(ScanProgress(phase: .walking, filesFound: snapshot.files.count, filesToHash: plan.toHash.count))
+        progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))
         for candidate in plan.toHash {
             if let known = notMedia[candidate.path], known == candidate.stamp { continue }
             report.currentPath = candidate.path
             progress?(report)
             let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
-            let old = self.model?.files[candidate.path]
+            let old = self.model?[path: candidate.path]
             switch outcome {
             case .hashed(let hashed):
                 notMedia[candidate.path] = nil
@@ -317,7 +329,7 @@ actor MirrorEngine {
                 logger.error("\(message)")
                 throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
             }
-            progress?(ScanProgress(phase: .deleting, filesFound: snapshot.files.count, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
+            progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
             for chunk in stride(from: 0, to: deletions.count, by: max(1, options.batchFileLimit)) {
                 var deleting = Batch()
                 deleting.deletes = Array(deletions[chunk..<min(deletions.count, chunk + options.batchFileLimit)])
@@ -520,7 +532,7 @@ actor MirrorEngine {
         }
         livePhotos.committed()
         for (path, id) in inserted {
-            if var file = model.files[path] {
+            if var file = model[path: path] {
                 file.assetIdentifier = id
                 model.set(file)
             }

@@ -28,54 +28,73 @@ enum Reconciler {
         var vanished: [MirroredFile] = []
     }
 
+    /// A file's identity in a stamp, whatever its path: device, inode, size and modification time.
+    private struct Identity: Hashable {
+        let device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64
+        init(_ stamp: FileStamp) { (device, inode, size, mtimeNs) = (stamp.device, stamp.inode, stamp.size, stamp.mtimeNs) }
+    }
+
     /// Compares a scope's disk snapshot with the mirror's records for the same scope.
     ///
     /// - Parameters:
-    ///   - disk: the files on disk in the scope.
+    ///   - disk: the files on disk in the scope (each path once); its storage becomes the plan's list of
+    ///     files to hash.
     ///   - recorded: the mirrored files in the scope.
     ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
     ///     directories).
-    /// - Complexity: O(*n* log *n*) in the files of the scope.
-    static func plan(disk: [String: FileStamp], recorded: [String: MirroredFile], isKept: (String) -> Bool) -> Plan {
+    /// - Complexity: O(*n* log *n*) in the files of the scope. The files to hash are filtered in place from
+    ///   `disk` (no second copy); a set of the disk's paths is made only when recorded files are gone.
+    static func plan(
+        disk: consuming [(path: String, stamp: FileStamp)], recorded: some RecordedFiles, isKept: (String) -> Bool
+    ) -> Plan {
         var plan = Plan()
-        var candidates: [(path: String, stamp: FileStamp)] = []
         var found = 0
-        for (path, stamp) in disk {
-            if let old = recorded[path] {
+        var unchanged = [Bool](repeating: false, count: disk.count)
+        for (index, entry) in disk.enumerated() {
+            if let old = recorded.stamp(at: entry.path) {
                 found += 1
-                if old.stamp == stamp {
-                    plan.unchanged += 1
-                    continue
-                }
+                if old == entry.stamp { unchanged[index] = true }
             }
-            candidates.append((path, stamp))
         }
-        candidates.sort { $0.path < $1.path }
         var gone: [MirroredFile] = []
         // Every recorded path was found on disk: nothing is gone (the common rescan needs no second pass).
         if found < recorded.count {
-            for (path, file) in recorded where disk[path] == nil && !isKept(path) {
-                gone.append(file)
+            let onDisk = Set(disk.lazy.map(\.path))
+            recorded.forEachFile { file in
+                if !onDisk.contains(file.relativePath) && !isKept(file.relativePath) { gone.append(file) }
             }
         }
+        var kept = 0
+        for index in disk.indices where !unchanged[index] {
+            if kept != index { disk[kept] = disk[index] }
+            kept += 1
+        }
+        plan.unchanged = disk.count - kept
+        disk.removeLast(disk.count - kept)
+        unchanged = []
+        disk.sort { $0.path < $1.path }
+        plan.toHash = consume disk
+        // Nothing gone: no move, and every candidate is hashed (the initial scan).
+        if gone.isEmpty { return plan }
         gone.sort { $0.relativePath < $1.relativePath }
         // Moves by stamp: the file itself (same inode, size, mtime) at another path.
-        struct Identity: Hashable {
-            let device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64
-            init(_ stamp: FileStamp) { (device, inode, size, mtimeNs) = (stamp.device, stamp.inode, stamp.size, stamp.mtimeNs) }
-        }
         var goneByIdentity: [Identity: Int] = [:]
         for (index, file) in gone.enumerated() { goneByIdentity[Identity(file.stamp)] = index }
         var claimed = Set<Int>()
-        for candidate in candidates {
+        // Candidates that are moves leave the array in place; the others keep their path order.
+        var toHash = 0
+        for position in plan.toHash.indices {
+            let candidate = plan.toHash[position]
             if let index = goneByIdentity[Identity(candidate.stamp)], !claimed.contains(index) {
                 claimed.insert(index)
                 plan.stampMoves.append((gone[index], candidate.path, candidate.stamp))
-                if let displaced = recorded[candidate.path] { plan.vanished.append(displaced) }
+                if let displaced = recorded[path: candidate.path] { plan.vanished.append(displaced) }
             } else {
-                plan.toHash.append(candidate)
+                if toHash != position { plan.toHash[toHash] = candidate }
+                toHash += 1
             }
         }
+        plan.toHash.removeLast(plan.toHash.count - toHash)
         plan.vanished += gone.enumerated().filter { !claimed.contains($0.offset) }.map(\.element)
         return plan
     }
