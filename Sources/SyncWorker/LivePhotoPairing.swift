@@ -104,8 +104,8 @@ struct LivePhotoPairing {
                 predicate: "mediaSubtypes CONTAINS photoLive", includeHiddenAssets: true, includeAllBurstAssets: true))
             if liveAssets.count > 0 {
                 let identifiers = Set(liveAssets.map(\.localIdentifier))
-                for (path, file) in model.files {
-                    if let id = file.assetIdentifier, identifiers.contains(id) { touched.insert(FileSystem.parent(of: path)) }
+                model.forEachFile { file in
+                    if let id = file.assetIdentifier, identifiers.contains(id) { touched.insert(FileSystem.parent(of: file.relativePath)) }
                 }
             }
         }
@@ -147,7 +147,7 @@ struct LivePhotoPairing {
         // they matter.
         var toClassify = Set<String>()
         for directory in touched.union(classifiedNow.keys) where !classified.contains(directory) {
-            let known = classifiedNow[directory]?.count(where: { model.files[$0] != nil }) ?? 0
+            let known = classifiedNow[directory]?.count(where: { model.stamp(at: $0) != nil }) ?? 0
             if known == model.directCount[directory] ?? 0 {
                 classified.insert(directory)
             } else if touched.contains(directory) {
@@ -155,7 +155,9 @@ struct LivePhotoPairing {
             }
         }
         if !toClassify.isEmpty {
-            for path in model.files.keys {
+            var paths: [String] = []
+            model.forEachFile { paths.append($0.relativePath) }
+            for path in paths {
                 let directory = FileSystem.parent(of: path)
                 guard toClassify.contains(directory), classifiedNow[directory]?.contains(path) != true else { continue }
                 var member = Self.probe(root + "/" + path, timeZone: timeZone)
@@ -177,7 +179,7 @@ struct LivePhotoPairing {
                 if fromBatch.contains(path) {
                     if live { plan.liveFiles.insert(path) }
                     files[name]?.live = live
-                } else if member.live != live, let asset = model.files[path]?.assetIdentifier {
+                } else if member.live != live, let asset = model[path: path]?.assetIdentifier {
                     pending.append((directory, name, live, asset))
                 }
             }
