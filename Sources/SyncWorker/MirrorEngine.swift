@@ -58,7 +58,7 @@ actor MirrorEngine {
         do {
             let loaded: MirrorModel
             if let record = try library.fetchMirrorRoot(path: root) {
-                loaded = MirrorModel(try library.fetchMirrorState(root: record))
+                loaded = try MirrorModel.load(from: library, root: record)
             } else {
                 loaded = MirrorModel()
             }
