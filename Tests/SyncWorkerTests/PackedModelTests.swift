@@ -87,6 +87,19 @@ import Testing
         #expect(PackedFile.pack(asset: uuid.uuidString.replacingOccurrences(of: "-", with: "_") + "/L0/001") == nil)
         #expect(PackedFile.pack(asset: asset.lowercased()) == nil)
         #expect(PackedFile.pack(asset: "transient-" + asset) == nil)
+        // A byte that is not a digit, anywhere, is not canonical (bytes below '0', between '9' and 'a', above 'f').
+        for position in [0, 15, 16, 31] {
+            for byte in [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "g"), UInt8(ascii: "`"), 0xC3] {
+                var bytes = Array(hash.utf8)
+                bytes[position] = byte
+                #expect(bytes.withUnsafeBufferPointer { PackedFile.pack(hash: $0) } == nil)
+            }
+        }
+        for position in [0, 7, 9, 14, 19, 24, 35] {
+            var bytes = Array(asset.utf8)
+            bytes[position] = UInt8(ascii: "G")
+            #expect(bytes.withUnsafeBufferPointer { PackedFile.pack(asset: $0) } == nil)
+        }
     }
 
     /// Loading a model straight from the library's rows (the fresh-process path) gives the model built from
