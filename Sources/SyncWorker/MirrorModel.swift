@@ -211,14 +211,20 @@ struct MirrorModel: RecordedFiles {
             }
         }
         guard packed.updateValue(entry, forKey: path) == nil else { return }
-        let utf8 = path.utf8
-        let parentEnd = utf8.lastIndex(of: UInt8(ascii: "/")) ?? utf8.startIndex
-        let parentLength = utf8.distance(from: utf8.startIndex, to: parentEnd)
-        if parentLength == run.parent.utf8.count && utf8[..<parentEnd].elementsEqual(run.parent.utf8) {
+        // The parent's bytes compared in place (a String is made only when the run changes).
+        var pathBytes = path
+        var parentBytes = run.parent
+        let (parentLength, sameParent) = pathBytes.withUTF8 { path in
+            let length = path.lastIndex(of: UInt8(ascii: "/")) ?? 0
+            return (length, parentBytes.withUTF8 { parent in
+                parent.count == length && parent.elementsEqual(UnsafeBufferPointer(rebasing: path[..<length]))
+            })
+        }
+        if sameParent {
             run.count += 1
         } else {
             count(directory: run.parent, run.count)
-            run = ParentRun(parent: String(path[..<parentEnd]), count: 1)
+            run = ParentRun(parent: String(path.utf8.prefix(parentLength))!, count: 1)
         }
     }
 
