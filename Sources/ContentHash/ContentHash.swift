@@ -84,7 +84,7 @@ public struct ContentHasher: ~Copyable {
     /// Adds bytes to the hash.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        XXH3_128bits_update(state, base, bytes.count)
+        photosync_XXH3_128bits_update(state, base, bytes.count)
     }
 
     /// The hash of everything added so far. The hasher may go on being fed.
