@@ -44,7 +44,14 @@ import Testing
         let lengths = [0, 1, 16, 17, 128, 129, 240, 241, 255, 256, 257, 1023, 1024, 1025, 4096, 65_536 + 3]
             + (0..<6).map { _ in random.int(in: 0...300_000) }
         for length in lengths {
-            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            var bytes = [UInt8](repeating: 0, count: length)
+            bytes.withUnsafeMutableBytes { raw in
+                for index in stride(from: 0, to: length, by: 8) {
+                    withUnsafeBytes(of: random.next()) { word in
+                        raw[index..<min(length, index + 8)].copyBytes(from: word.prefix(length - index))
+                    }
+                }
+            }
             let expected = bytes.withUnsafeBytes { XXH3_128bits($0.baseAddress, $0.count) }
             var hasher = ContentHasher()
             var offset = 0
