@@ -113,7 +113,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "ContentHashTests", dependencies: ["ContentHash"], swiftSettings: strict),
+        .testTarget(
+            name: "ContentHashTests", dependencies: ["ContentHash", "CXXHash", "SeededRandom"], swiftSettings: strict),
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FetchPredicateTests",

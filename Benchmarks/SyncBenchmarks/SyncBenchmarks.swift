@@ -82,6 +82,17 @@ enum SyncFixtures {
         return (try PhotoLibrary(url: url), url)
     }
 
+    /// An initial scan of `tree` into a new library, only the scan measured.
+    static func measureInitialScan(of tree: URL, _ benchmark: Benchmark) async throws -> ScanSummary {
+        let (library, url) = try temporaryLibrary()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let mirror = try FolderMirror(library: library, root: tree)
+        benchmark.startMeasurement()
+        let summary = try await mirror.scan()
+        benchmark.stopMeasurement()
+        return summary
+    }
+
     /// Runs a command with its output discarded; returns its exit status.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
@@ -104,13 +115,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Initial scan of 100,000 files (peak RSS)", configuration: .init(
         metrics: [.wallClock, .peakMemoryResident], warmupIterations: 0, maxDuration: .seconds(600), maxIterations: 1)
     ) { benchmark in
-        let tree = SyncFixtures.smallTree
-        let (library, url) = try SyncFixtures.temporaryLibrary()
-        defer { try? FileManager.default.removeItem(at: url) }
-        let mirror = try FolderMirror(library: library, root: tree)
-        benchmark.startMeasurement()
-        let summary = try await mirror.scan()
-        benchmark.stopMeasurement()
+        let summary = try await SyncFixtures.measureInitialScan(of: SyncFixtures.smallTree, benchmark)
         precondition(summary.inserted == 100_000, "\(summary.inserted)")
     }
 
@@ -123,13 +128,7 @@ let benchmarks: @Sendable () -> Void = {
         precondition(status == 0)
     }
     Benchmark("Hashing 1 GiB (32 × 32 MiB): initial scan", configuration: hashing) { benchmark in
-        let tree = SyncFixtures.largeFiles
-        let (library, url) = try SyncFixtures.temporaryLibrary()
-        defer { try? FileManager.default.removeItem(at: url) }
-        let mirror = try FolderMirror(library: library, root: tree)
-        benchmark.startMeasurement()
-        let summary = try await mirror.scan()
-        benchmark.stopMeasurement()
+        let summary = try await SyncFixtures.measureInitialScan(of: SyncFixtures.largeFiles, benchmark)
         precondition(summary.inserted == 32 && summary.bytesHashed == 32 << 25)
     }
 

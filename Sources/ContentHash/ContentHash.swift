@@ -65,6 +65,8 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
 /// A streaming XXH3-128 hasher: feed it bytes in pieces of any size, then take the ``ContentHash``.
 ///
 /// The state is a fixed-size allocation owned by the hasher; hashing never holds more than the piece given.
+/// Bytes go through libxxhash's CPU dispatcher where the library has one (AVX2 or AVX-512 on x86-64, with the
+/// same result as the generic code), else through its generic function.
 /// Not thread-safe: use one hasher per task.
 public struct ContentHasher: ~Copyable {
     private let state: OpaquePointer
@@ -84,7 +86,7 @@ public struct ContentHasher: ~Copyable {
     /// Adds bytes to the hash.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        XXH3_128bits_update(state, base, bytes.count)
+        photosync_XXH3_128bits_update(state, base, bytes.count)
     }
 
     /// The hash of everything added so far. The hasher may go on being fed.

@@ -55,6 +55,8 @@ struct ScanCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The folder to mirror.", valueName: "dir"))
     var directory: String
 
+    static let interrupted = "interrupted: the batches committed so far are kept; the next scan continues from there"
+
     func run() async throws {
         try await reportingFailures(options) {
             let library = try options.openLibrary()
@@ -78,14 +80,14 @@ struct ScanCommand: AsyncParsableCommand {
             switch outcome.withLock({ $0 }) {
             case .success(let summary):
                 if summary.interrupted {
-                    options.say("interrupted: the batches committed so far are kept; the next scan continues from there")
+                    options.say(Self.interrupted)
                 }
                 try ScanReport.print(summary, root: root, library: library, options: options)
             case .failure(let error):
                 throw CommandFailure(code: 1, name: "error", message: error.message)
             case nil:
                 // Stopped by a signal before the pass finished: committed batches stay.
-                options.say("interrupted: the batches committed so far are kept; the next scan continues from there")
+                options.say(Self.interrupted)
             }
         }
     }

@@ -93,7 +93,9 @@ import Glibc
         try tree.rename("IMG_0001.JPG", "img_0001.jpg")
         try tree.rename("Trip", "trip")
         let events = try await recorder.sync(tree)
-        #expect(events.collapsed == [
+        // Under load the kernel may still report the file's creation (written just before the watch began);
+        // what matters is that each rename is one paired move, never a removal and a creation.
+        #expect(events.collapsed.filter { if case .fileChanged = $0 { false } else { true } } == [
             .moved(from: "IMG_0001.JPG", to: "img_0001.jpg", isDirectory: false),
             .moved(from: "Trip", to: "trip", isDirectory: true),
         ])

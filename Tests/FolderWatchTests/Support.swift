@@ -101,7 +101,8 @@ final class EventRecorder: Sendable {
     func sync(_ tree: TemporaryTree) async throws -> [FolderWatchEvent] {
         let name = "sentinel-\(UUID().uuidString)"
         try tree.write(name)
-        let events = await wait { $0.contains(.fileChanged(name)) }
+        // Generous: the whole suite runs in parallel on two cores, and the reader thread may wait its turn.
+        let events = await wait(timeout: .seconds(60)) { $0.contains(.fileChanged(name)) }
         #expect(events.contains(.fileChanged(name)), "the sentinel file was not reported")
         return events.prefix { $0 != .fileChanged(name) }.filter {
             if case .fileChanged(let path) = $0 { return !path.hasPrefix("sentinel-") }

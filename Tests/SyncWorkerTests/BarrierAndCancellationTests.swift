@@ -71,13 +71,19 @@ struct BarrierAndCancellationTests {
         #expect(try box.library.fetchMirrorRoot(path: box.root.path)?.lastScanEnd != firstScan)
     }
 
-    @Test("A directory renamed while new files arrive, committed over many batches, keeps its album and every identity", arguments: [7, 500])
-    func directoryRenameOverManyBatches(batchFileLimit: Int) async throws {
+    /// A mirrored folder "Trip" of 40 photos with a subfolder "Day 2" of one.
+    static func mirroredTrip(batchFileLimit: Int) async throws -> (Sandbox, FolderMirror) {
         let box = try Sandbox()
         for index in 0..<40 { box.write("Trip/\(index).jpg", Media.jpeg(index)) }
         box.write("Trip/Day 2/x.jpg", Media.jpeg(1000))
         let mirror = try box.mirror { $0.batchFileLimit = batchFileLimit }
         try await mirror.scan()
+        return (box, mirror)
+    }
+
+    @Test("A directory renamed while new files arrive, committed over many batches, keeps its album and every identity", arguments: [7, 500])
+    func directoryRenameOverManyBatches(batchFileLimit: Int) async throws {
+        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit)
         let album = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localizedTitle == "Trip" })
         let identifiers = Set(try box.assets().map(\.localIdentifier))
 
@@ -100,11 +106,7 @@ struct BarrierAndCancellationTests {
 
     @Test("A renamed directory whose files also got new stamps is recognised by hash over many batches; albums survive the intermediate states", arguments: [7, 500])
     func directoryRenameByHashOverManyBatches(batchFileLimit: Int) async throws {
-        let box = try Sandbox()
-        for index in 0..<40 { box.write("Trip/\(index).jpg", Media.jpeg(index)) }
-        box.write("Trip/Day 2/x.jpg", Media.jpeg(1000))
-        let mirror = try box.mirror { $0.batchFileLimit = batchFileLimit }
-        try await mirror.scan()
+        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit)
         let before = try box.albumTree()
         let album = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localizedTitle == "Trip" })
         let identifiers = Set(try box.assets().map(\.localIdentifier))
