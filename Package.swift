@@ -58,6 +58,8 @@ let package = Package(
                 "IndexDiff",
                 "FetchPredicate",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The SQLite C API, for reads that hand column bytes over without making strings.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict,
             plugins: ["EmbedSchema"]

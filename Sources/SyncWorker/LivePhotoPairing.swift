@@ -91,6 +91,9 @@ struct LivePhotoPairing {
     mutating func plan(
         _ batch: Batch, model: MirrorModel, root: String, library: PhotoLibrary, timeZone: TimeZone
     ) throws(PhotoLibraryError) -> Plan {
+        // A batch that adds, edits, moves and deletes no file (only restamps, cookies, a scan record) changes
+        // no pairing: nothing to load or re-evaluate.
+        if batch.inserts.isEmpty && batch.updates.isEmpty && batch.moves.isEmpty && batch.deletes.isEmpty { return Plan() }
         if uncommitted { self = LivePhotoPairing() }
         uncommitted = true
         var touched = Set<String>()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MediaProbe
 import PhotoLibrary
+import Synchronization
 
 /// An album, folder or asset named by its local identifier, for change requests that take any object.
 struct ObjectReference: LibraryObject {
@@ -55,17 +56,39 @@ actor MirrorEngine {
 
     private func loadedModel() throws(SyncError) -> MirrorModel {
         if let model { return model }
+        let loaded = try Self.loadModel(library: library, root: root)
+        model = loaded
+        return loaded
+    }
+
+    /// The model of `root` as the library records it (empty when the root is not recorded yet).
+    private static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> MirrorModel {
         do {
-            let loaded: MirrorModel
-            if let record = try library.fetchMirrorRoot(path: root) {
-                loaded = MirrorModel(try library.fetchMirrorState(root: record))
-            } else {
-                loaded = MirrorModel()
-            }
-            model = loaded
-            return loaded
+            guard let record = try library.fetchMirrorRoot(path: root) else { return MirrorModel() }
+            return try MirrorModel.load(from: library, root: record)
         } catch {
             throw .library(error)
+        }
+    }
+
+    /// A model loaded on a thread of its own while the disk walk runs: a new process's first scan reads the
+    /// library and walks the tree at once (two cores), instead of one after the other.
+    private final class ModelLoad: Sendable {
+        private let outcome = Mutex<Result<MirrorModel, SyncError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(library: PhotoLibrary, root: String) {
+            DispatchQueue.global().async { [self] in
+                let result = Result { () throws(SyncError) in try MirrorEngine.loadModel(library: library, root: root) }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }
+        }
+
+        /// Waits for the load to end.
+        func wait() throws(SyncError) -> MirrorModel {
+            done.wait()
+            return try outcome.withLock { $0 }!.get()
         }
     }
 
@@ -94,10 +117,12 @@ actor MirrorEngine {
         let start = Date()
         let clock = ContinuousClock.now
         let rootStamp = try checkRoot()
+        let loading = model == nil ? ModelLoad(library: library, root: root) : nil
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         var snapshot = DiskSnapshot()
-        snapshot.files.reserveCapacity(try loadedModel().count + 1024)
+        snapshot.files.reserveCapacity((model?.count ?? 0) + 1024)
         walker.walk("", into: &snapshot)
+        if let loading { model = try loading.wait() }
         ignore = walker.ignore
         let filesFound = snapshot.files.count
         var summary = try reconcile(

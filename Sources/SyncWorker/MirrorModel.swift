@@ -42,28 +42,19 @@ struct PackedFile {
 
     static let assetSuffix = "/L0/001"
 
-    /// The value of a hexadecimal digit of the given case (`a`…`f` or `A`…`F`), else nil.
-    @inline(__always)
-    private static func nibble(_ byte: UInt8, uppercase: Bool) -> UInt64? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt64(byte &- UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f") where !uppercase: return UInt64(byte &- UInt8(ascii: "a") &+ 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F") where uppercase: return UInt64(byte &- UInt8(ascii: "A") &+ 10)
-        default: return nil
-        }
-    }
-
     /// Packs a hash: the canonical 32 lowercase hexadecimal digits, else nil. Without allocating.
     static func pack(hash: String) -> (UInt64, UInt64)? {
         var hash = hash
-        return hash.withUTF8 { bytes -> (UInt64, UInt64)? in
-            guard bytes.count == 32 else { return nil }
-            var halves: (UInt64, UInt64) = (0, 0)
-            for index in 0..<32 {
-                guard let value = nibble(bytes[index], uppercase: false) else { return nil }
-                if index < 16 { halves.0 = halves.0 << 4 | value } else { halves.1 = halves.1 << 4 | value }
-            }
-            return halves
+        return hash.withUTF8 { pack(hash: $0) }
+    }
+
+    /// Packs a hash given as UTF-8 bytes (as the String form).
+    static func pack(hash bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        guard bytes.count == 32, let base = bytes.baseAddress else { return nil }
+        return lowercaseDigits.withUnsafeBufferPointer { table in
+            var invalid: UInt8 = 0
+            let halves = (hexadecimal(base, 16, table, &invalid), hexadecimal(base + 16, 16, table, &invalid))
+            return invalid & 0xF0 == 0 ? halves : nil
         }
     }
 
@@ -71,21 +62,49 @@ struct PackedFile {
     /// followed by `/L0/001`, else nil. Without allocating; the halves are the UUID's bytes, big-endian.
     static func pack(asset: String) -> (UInt64, UInt64)? {
         var asset = asset
-        return asset.withUTF8 { bytes -> (UInt64, UInt64)? in
-            guard bytes.count == 36 + 7, bytes[36...].elementsEqual(assetSuffix.utf8) else { return nil }
-            var halves: (UInt64, UInt64) = (0, 0)
-            var digits = 0
-            for index in 0..<36 {
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    guard bytes[index] == UInt8(ascii: "-") else { return nil }
-                    continue
-                }
-                guard let value = nibble(bytes[index], uppercase: true) else { return nil }
-                if digits < 16 { halves.0 = halves.0 << 4 | value } else { halves.1 = halves.1 << 4 | value }
-                digits += 1
-            }
-            return halves
+        return asset.withUTF8 { pack(asset: $0) }
+    }
+
+    /// Packs an asset identifier given as UTF-8 bytes (as the String form).
+    static func pack(asset bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        guard bytes.count == 36 + 7, let base = bytes.baseAddress, base[8] == dash, base[13] == dash, base[18] == dash,
+            base[23] == dash, bytes[36...].elementsEqual(assetSuffixBytes)
+        else { return nil }
+        return uppercaseDigits.withUnsafeBufferPointer { table in
+            var invalid: UInt8 = 0
+            let high = hexadecimal(base, 8, table, &invalid) << 32 | hexadecimal(base + 9, 4, table, &invalid) << 16
+                | hexadecimal(base + 14, 4, table, &invalid)
+            let low = hexadecimal(base + 19, 4, table, &invalid) << 48 | hexadecimal(base + 24, 12, table, &invalid)
+            return invalid & 0xF0 == 0 ? (high, low) : nil
         }
+    }
+
+    private static let dash = UInt8(ascii: "-")
+    private static let assetSuffixBytes = Array(assetSuffix.utf8)
+
+    /// Digit values by byte: 0…15 for the digits of one case, 0xFF for any other byte.
+    private static func digitTable(_ digits: String) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in digits.utf8.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }
+
+    private static let lowercaseDigits = digitTable("0123456789abcdef")
+    private static let uppercaseDigits = digitTable("0123456789ABCDEF")
+
+    /// The value of `count` hexadecimal digits at `start`, looked up in `table`; a byte that is not a digit
+    /// sets high bits of `invalid` (one test at the end instead of a branch per digit).
+    @inline(__always)
+    private static func hexadecimal(
+        _ start: UnsafePointer<UInt8>, _ count: Int, _ table: UnsafeBufferPointer<UInt8>, _ invalid: inout UInt8
+    ) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<count {
+            let digit = table[Int(start[index])]
+            invalid |= digit
+            value = value << 4 | UInt64(digit & 0xF)
+        }
+        return value
     }
 
     /// The canonical form of a packed hash: 32 lowercase hexadecimal digits, high half first.
@@ -152,6 +171,63 @@ struct MirrorModel: RecordedFiles {
         for directory in directories { self.directories[directory.relativePath] = directory }
     }
 
+    /// The model of a root as the library records it, each file packed straight from its database row (no
+    /// intermediate array of records, no string for a canonical hash or asset identifier).
+    ///
+    /// - Throws: ``PhotoLibraryError`` when the library can't be read or no longer records the root.
+    /// - Complexity: O(*n*) in the root's files.
+    static func load(from library: PhotoLibrary, root: MirrorRoot) throws(PhotoLibraryError) -> MirrorModel {
+        var model = MirrorModel()
+        model.reserveCapacity(try library.countMirroredFiles(root: root))
+        var run = ParentRun()
+        let directories = try library.forEachMirroredFile(root: root) { row in model.insertLoaded(row, run: &run) }
+        model.count(directory: run.parent, run.count)
+        for directory in directories { model.directories[directory.relativePath] = directory }
+        return model
+    }
+
+    /// Files counted but not yet added to their directory's counts: those of one parent directory, in a row
+    /// (the library hands files over in path order, so most files continue the run of the one before).
+    private struct ParentRun {
+        var parent = ""
+        var count = 0
+    }
+
+    /// Adds a file read from the library (paths are unique there).
+    private mutating func insertLoaded(_ row: borrowing MirroredFileRow, run: inout ParentRun) {
+        let path = row.relativePath
+        var entry = PackedFile(stamp: row.stamp, hashHigh: 0, hashLow: 0, assetHigh: 0, assetLow: 0, hashKind: .other, assetKind: .none)
+        if let (high, low) = PackedFile.pack(hash: row.contentHashUTF8) {
+            (entry.hashHigh, entry.hashLow, entry.hashKind) = (high, low, .packed)
+        } else {
+            otherHashes[path] = row.contentHash
+        }
+        if let asset = row.assetIdentifierUTF8 {
+            if let (high, low) = PackedFile.pack(asset: asset) {
+                (entry.assetHigh, entry.assetLow, entry.assetKind) = (high, low, .packed)
+            } else {
+                entry.assetKind = .other
+                otherAssets[path] = row.assetIdentifier
+            }
+        }
+        guard packed.updateValue(entry, forKey: path) == nil else { return }
+        // The parent's bytes compared in place (a String is made only when the run changes).
+        var pathBytes = path
+        var parentBytes = run.parent
+        let (parentLength, sameParent) = pathBytes.withUTF8 { path in
+            let length = path.lastIndex(of: UInt8(ascii: "/")) ?? 0
+            return (length, parentBytes.withUTF8 { parent in
+                parent.count == length && parent.elementsEqual(UnsafeBufferPointer(rebasing: path[..<length]))
+            })
+        }
+        if sameParent {
+            run.count += 1
+        } else {
+            count(directory: run.parent, run.count)
+            run = ParentRun(parent: String(path.utf8.prefix(parentLength))!, count: 1)
+        }
+    }
+
     var count: Int { packed.count }
 
     /// Makes room for `capacity` files.
@@ -214,7 +290,13 @@ struct MirrorModel: RecordedFiles {
     }
 
     private mutating func count(_ path: String, _ delta: Int) {
-        var directory = FileSystem.parent(of: path)
+        count(directory: FileSystem.parent(of: path), delta)
+    }
+
+    /// Adds `delta` media files directly in `directory` (and so below each of its ancestors).
+    private mutating func count(directory: String, _ delta: Int) {
+        guard delta != 0 else { return }
+        var directory = directory
         directCount[directory, default: 0] += delta
         if directCount[directory] == 0 { directCount[directory] = nil }
         while !directory.isEmpty {

@@ -33,6 +33,16 @@ struct MirrorStateTests {
         #expect(state.files == [MirroredFile(relativePath: "a/x.jpg", stamp: Self.stamp, contentHash: Self.hash, assetIdentifier: asset.localIdentifier)])
         let album = try #require(try library.fetchAssetCollections(with: .album).firstObject)
         #expect(state.directories == [MirroredDirectory(relativePath: "a", device: 42, inode: 9, albumIdentifier: album.localIdentifier)])
+        // The streaming read hands the same files over, as bytes, and returns the same directories.
+        var streamed: [MirroredFile] = []
+        var hashBytes: [[UInt8]] = []
+        let directories = try library.forEachMirroredFile(root: try #require(roots.first)) { row in
+            streamed.append(row.file)
+            hashBytes.append(Array(row.contentHashUTF8))
+        }
+        #expect(streamed == state.files)
+        #expect(hashBytes == [Array(Self.hash.utf8)])
+        #expect(directories == state.directories)
     }
 
     @Test("A block holding only mirror requests appends no transaction and keeps the token")

@@ -87,5 +87,62 @@ import Testing
         #expect(PackedFile.pack(asset: uuid.uuidString.replacingOccurrences(of: "-", with: "_") + "/L0/001") == nil)
         #expect(PackedFile.pack(asset: asset.lowercased()) == nil)
         #expect(PackedFile.pack(asset: "transient-" + asset) == nil)
+        // A byte that is not a digit, anywhere, is not canonical (bytes below '0', between '9' and 'a', above 'f').
+        for position in [0, 15, 16, 31] {
+            for byte in [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "g"), UInt8(ascii: "`"), 0xC3] {
+                var bytes = Array(hash.utf8)
+                bytes[position] = byte
+                #expect(bytes.withUnsafeBufferPointer { PackedFile.pack(hash: $0) } == nil)
+            }
+        }
+        for position in [0, 7, 9, 14, 19, 24, 35] {
+            var bytes = Array(asset.utf8)
+            bytes[position] = UInt8(ascii: "G")
+            #expect(bytes.withUnsafeBufferPointer { PackedFile.pack(asset: $0) } == nil)
+        }
+    }
+
+    /// Loading a model straight from the library's rows (the fresh-process path) gives the model built from
+    /// the library's records one by one: same files, same counts per directory, same directories.
+    @Test(arguments: [4, 5] as [UInt64])
+    func modelLoadedFromLibraryRowsEqualsModelOfRecords(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let sandbox = try Sandbox()
+        let directories = ["", "a", "a/b", "a/b/c", "a.b", "a/b.c", "c", "z"]
+        let paths = Set((0..<300).map { _ in
+            let directory = directories[Int(random.next() % UInt64(directories.count))]
+            return (directory.isEmpty ? "" : directory + "/") + "IMG_\(random.next() % 10_000).jpg"
+        })
+        for (index, path) in paths.enumerated() where index % 7 == 0 { sandbox.write(path, Media.jpeg(index)) }
+        try sandbox.library.performChangesAndWait(author: "tests") {
+            let mirror = MirrorChangeRequest(rootPath: sandbox.root.path)
+            mirror.setDirectory("a", device: 1, inode: 2, album: nil, folder: nil)
+            for (index, path) in paths.enumerated() {
+                let file = Self.randomFile(&random, path: path)
+                // The library keeps 32-digit hashes only; uppercase ones are not canonical for the model.
+                let hash = file.contentHash.count == 32 ? file.contentHash : ContentHash(high: random.next(), low: 1).description.uppercased()
+                let asset = index % 7 == 0
+                    ? AssetChangeRequest.creationRequestForAsset(
+                        fromFileAt: sandbox.root.appending(path: path), options: AssetCreationOptions(storage: .referenced)
+                    ).placeholderForCreatedAsset
+                    : nil
+                mirror.setFile(path, stamp: file.stamp, contentHash: hash, asset: asset)
+            }
+        }
+        let root = try #require(try sandbox.library.fetchMirrorRoot(path: sandbox.root.path))
+        let state = try sandbox.library.fetchMirrorState(root: root)
+        #expect(state.files.count == paths.count)
+        #expect(state.files.contains { $0.assetIdentifier != nil } && state.files.contains { $0.assetIdentifier == nil })
+        #expect(state.files.contains { PackedFile.pack(hash: $0.contentHash) == nil })
+        let oracle = MirrorModel(state)
+        let loaded = try MirrorModel.load(from: sandbox.library, root: root)
+        #expect(loaded.count == oracle.count)
+        var files: [String: MirroredFile] = [:]
+        loaded.forEachFile { files[$0.relativePath] = $0 }
+        #expect(files == Dictionary(uniqueKeysWithValues: state.files.map { ($0.relativePath, $0) }))
+        #expect(loaded.directCount == oracle.directCount)
+        #expect(loaded.belowCount == oracle.belowCount)
+        #expect(loaded.directories == oracle.directories)
+        #expect(loaded.directories.keys.sorted() == ["a"])
     }
 }

@@ -64,6 +64,41 @@ public struct MirroredFile: Sendable, Hashable {
     }
 }
 
+/// One mirrored file as ``PhotoLibrary/forEachMirroredFile(root:_:)`` hands it over: a view of the
+/// database's current row, its content hash and asset identifier as UTF-8 bytes rather than strings.
+///
+/// The byte buffers point into SQLite's row and are valid only during the call that receives the row:
+/// copy what you keep (``contentHash``, ``assetIdentifier`` and ``file`` make strings).
+public struct MirroredFileRow: ~Copyable {
+    /// `/`-separated path relative to the root.
+    public let relativePath: String
+    public let stamp: FileStamp
+    /// The content hash's UTF-8 bytes (32 lowercase hexadecimal digits when the sync worker wrote it).
+    public let contentHashUTF8: UnsafeBufferPointer<UInt8>
+    /// The asset's local identifier's UTF-8 bytes; nil when the asset was deleted from the library.
+    public let assetIdentifierUTF8: UnsafeBufferPointer<UInt8>?
+
+    /// Makes a row (for tests and adapters); the buffers must outlive its use.
+    public init(
+        relativePath: String, stamp: FileStamp, contentHashUTF8: UnsafeBufferPointer<UInt8>,
+        assetIdentifierUTF8: UnsafeBufferPointer<UInt8>?
+    ) {
+        self.relativePath = relativePath
+        self.stamp = stamp
+        self.contentHashUTF8 = contentHashUTF8
+        self.assetIdentifierUTF8 = assetIdentifierUTF8
+    }
+
+    /// The content hash as a string (a copy).
+    public var contentHash: String { String(decoding: contentHashUTF8, as: UTF8.self) }
+    /// The asset's local identifier as a string (a copy); nil when the asset was deleted.
+    public var assetIdentifier: String? { assetIdentifierUTF8.map { String(decoding: $0, as: UTF8.self) } }
+    /// The whole record, as ``PhotoLibrary/fetchMirrorState(root:)`` returns it (a copy).
+    public var file: MirroredFile {
+        MirroredFile(relativePath: relativePath, stamp: stamp, contentHash: contentHash, assetIdentifier: assetIdentifier)
+    }
+}
+
 /// One mirrored directory: the album and/or folder it became.
 public struct MirroredDirectory: Sendable, Hashable {
     /// `/`-separated path relative to the root; empty for the root itself.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension PhotoLibrary {
     /// Every root a sync worker mirrors into this library, by path.
@@ -23,28 +24,71 @@ extension PhotoLibrary {
     ///
     /// - Throws: ``PhotoLibraryError`` when the database can't be read; ``PhotoLibraryError/objectNotFound(localIdentifier:)``
     ///   when the root is no longer recorded.
-    /// - Complexity: O(*n*) in the root's files; about 200 bytes of memory per file.
+    /// - Complexity: O(*n*) in the root's files; about 200 bytes of memory per file. To load a large root into
+    ///   a structure of your own, ``forEachMirroredFile(root:_:)`` avoids the intermediate array and strings.
     public func fetchMirrorState(root: MirrorRoot) throws(PhotoLibraryError) -> MirrorState {
+        var files: [MirroredFile] = []
+        let (current, directories) = try readMirrorState(root: root) { row in files.append(row.file) }
+        return MirrorState(root: current, files: files, directories: directories)
+    }
+
+    /// How many files are recorded for a root (0 when the root is no longer recorded): a capacity to reserve
+    /// before ``forEachMirroredFile(root:_:)``.
+    ///
+    /// - Throws: ``PhotoLibraryError`` when the database can't be read.
+    /// - Complexity: O(*n*) in the root's files (a count over the primary key), without making a row.
+    public func countMirroredFiles(root: MirrorRoot) throws(PhotoLibraryError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [root.rowID]) ?? 0 }
+    }
+
+    /// Reads a root's mirror state in one consistent snapshot without building a list of its files: hands
+    /// every file to `body`, in path order, as a view of the database row (its hash and asset identifier as
+    /// UTF-8 bytes, no strings made for them), then returns the root's directories.
+    ///
+    /// - Parameter body: called once per file; the row's byte buffers are valid only during the call.
+    /// - Returns: every mirrored directory of the root, by path order.
+    /// - Throws: ``PhotoLibraryError`` when the database can't be read; ``PhotoLibraryError/objectNotFound(localIdentifier:)``
+    ///   when the root is no longer recorded.
+    /// - Complexity: O(*n*) in the root's files; memory O(1) besides the directories and what `body` keeps.
+    @discardableResult
+    public func forEachMirroredFile(
+        root: MirrorRoot, _ body: (borrowing MirroredFileRow) -> Void
+    ) throws(PhotoLibraryError) -> [MirroredDirectory] {
+        try readMirrorState(root: root, body).directories
+    }
+
+    private func readMirrorState(
+        root: MirrorRoot, _ body: (borrowing MirroredFileRow) -> Void
+    ) throws(PhotoLibraryError) -> (root: MirrorRoot, directories: [MirroredDirectory]) {
         try read { db in
             guard let current = try Row.fetchOne(db, sql: "SELECT * FROM mirror_root WHERE id = ?", arguments: [root.rowID]) else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
-            var files: [MirroredFile] = []
-            let cursor = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier
-                    FROM mirror_file f LEFT JOIN asset a ON a.id = f.assetId
-                    WHERE f.rootId = ? ORDER BY f.relativePath
-                    """,
-                arguments: [root.rowID])
-            while let row = try cursor.next() {
-                files.append(MirroredFile(
-                    relativePath: row[0],
+            let statement = try db.makeStatement(sql: """
+                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier
+                FROM mirror_file f LEFT JOIN asset a ON a.id = f.assetId
+                WHERE f.rootId = ? ORDER BY f.relativePath
+                """)
+            // The cursor steps the statement; the columns of its current row are read through the C API.
+            let cursor = try Row.fetchCursor(statement, arguments: [root.rowID])
+            let sqlite = statement.sqliteStatement
+            func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+                // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
+                guard let text = sqlite3_column_text(sqlite, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+                return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(sqlite, column)))
+            }
+            while try cursor.next() != nil {
+                let path = bytes(0)
+                let row = MirroredFileRow(
+                    relativePath: String(decoding: path, as: UTF8.self),
                     stamp: FileStamp(
-                        device: UInt64(bitPattern: row[1]), inode: UInt64(bitPattern: row[2]), size: row[3], mtimeNs: row[4],
-                        ctimeNs: row[5]),
-                    contentHash: row[6], assetIdentifier: row[7]))
+                        device: UInt64(bitPattern: sqlite3_column_int64(sqlite, 1)),
+                        inode: UInt64(bitPattern: sqlite3_column_int64(sqlite, 2)),
+                        size: sqlite3_column_int64(sqlite, 3), mtimeNs: sqlite3_column_int64(sqlite, 4),
+                        ctimeNs: sqlite3_column_int64(sqlite, 5)),
+                    contentHashUTF8: bytes(6),
+                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7))
+                body(row)
             }
             let directories = try Row.fetchAll(
                 db,
@@ -61,7 +105,7 @@ extension PhotoLibrary {
                     relativePath: row[0], device: (row[1] as Int64?).map { UInt64(bitPattern: $0) },
                     inode: (row[2] as Int64?).map { UInt64(bitPattern: $0) }, albumIdentifier: row[3], folderIdentifier: row[4])
             }
-            return MirrorState(root: Self.mirrorRoot(current), files: files, directories: directories)
+            return (Self.mirrorRoot(current), directories)
         }
     }
 
