@@ -9,8 +9,9 @@ public struct MirrorRoot: Sendable, Hashable {
     public let path: String
     /// The device (`st_dev`) the root was on when it was last scanned; nil before the first scan.
     public let device: UInt64?
-    /// When the last full scan started and ended.
+    /// When the last complete full scan started; nil before the first one.
     public let lastScanStart: Date?
+    /// When the last complete full scan ended; nil before the first one.
     public let lastScanEnd: Date?
     /// The last scan's summary, as the sync worker encoded it (JSON).
     public let lastScanSummary: String?
@@ -23,14 +24,18 @@ public struct MirrorRoot: Sendable, Hashable {
 
 /// What `stat` said about a mirrored file when it was last hashed: the stat cache's key.
 public struct FileStamp: Sendable, Hashable, Codable {
+    /// The device holding the file (`st_dev`).
     public var device: UInt64
+    /// The file's inode number (`st_ino`).
     public var inode: UInt64
+    /// The size in bytes (`st_size`).
     public var size: Int64
     /// Modification time, nanoseconds since 1970.
     public var mtimeNs: Int64
     /// Status change time, nanoseconds since 1970.
     public var ctimeNs: Int64
 
+    /// Makes a stamp from `stat` fields (times in nanoseconds since 1970).
     public init(device: UInt64, inode: UInt64, size: Int64, mtimeNs: Int64, ctimeNs: Int64) {
         self.device = device
         self.inode = inode
@@ -50,12 +55,14 @@ public struct FileStamp: Sendable, Hashable, Codable {
 public struct MirroredFile: Sendable, Hashable {
     /// `/`-separated path relative to the root.
     public var relativePath: String
+    /// The file's stat when it was last hashed or moved.
     public var stamp: FileStamp
     /// XXH3-128 of the content, 32 lowercase hexadecimal digits.
     public var contentHash: String
     /// The asset's local identifier; nil when the asset was deleted from the library by someone else.
     public var assetIdentifier: String?
 
+    /// Makes a record (the sync worker writes them with ``MirrorChangeRequest/setFile(_:stamp:contentHash:asset:)``).
     public init(relativePath: String, stamp: FileStamp, contentHash: String, assetIdentifier: String?) {
         self.relativePath = relativePath
         self.stamp = stamp
@@ -72,6 +79,7 @@ public struct MirroredFile: Sendable, Hashable {
 public struct MirroredFileRow: ~Copyable {
     /// `/`-separated path relative to the root.
     public let relativePath: String
+    /// The file's stat when it was last mirrored (device, inode, size, mtime and ctime).
     public let stamp: FileStamp
     /// The content hash's UTF-8 bytes (32 lowercase hexadecimal digits when the sync worker wrote it).
     public let contentHashUTF8: UnsafeBufferPointer<UInt8>
@@ -103,14 +111,16 @@ public struct MirroredFileRow: ~Copyable {
 public struct MirroredDirectory: Sendable, Hashable {
     /// `/`-separated path relative to the root; empty for the root itself.
     public var relativePath: String
-    /// The directory's device and inode (a renamed directory keeps them).
+    /// The directory's device (a renamed directory keeps it and its inode).
     public var device: UInt64?
+    /// The directory's inode.
     public var inode: UInt64?
     /// The album holding the directory's own media, if it has any.
     public var albumIdentifier: String?
     /// The folder mirroring the directory's subdirectories, if it has media below it.
     public var folderIdentifier: String?
 
+    /// Makes a directory record.
     public init(
         relativePath: String, device: UInt64? = nil, inode: UInt64? = nil, albumIdentifier: String? = nil,
         folderIdentifier: String? = nil
@@ -125,6 +135,7 @@ public struct MirroredDirectory: Sendable, Hashable {
 
 /// Everything the library records about one root: its files and directories.
 public struct MirrorState: Sendable {
+    /// The root, as recorded when the state was read.
     public let root: MirrorRoot
     /// Every mirrored file, by path order.
     public let files: [MirroredFile]
