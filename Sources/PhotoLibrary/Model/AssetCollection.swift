@@ -56,9 +56,12 @@ public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable, Codab
 /// A *transient* collection (``transientAssetCollection(with:title:)``) is made from assets in memory and
 /// never stored.
 public struct AssetCollection: LibraryObject, Identifiable {
+    /// The stable, opaque identifier, never reused; transient collections get a fresh one each time.
     public let localIdentifier: String
     public var id: String { localIdentifier }
+    /// Album, smart album or moment.
     public let assetCollectionType: AssetCollectionType
+    /// Which kind of album or smart album; ``AssetCollectionSubtype/any`` for moments.
     public let assetCollectionSubtype: AssetCollectionSubtype
     /// The album's title; a moment's title is its day (`2024-05-03`, or `Undated`).
     public let localizedTitle: String?

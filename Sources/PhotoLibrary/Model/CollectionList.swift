@@ -33,13 +33,18 @@ public enum CollectionListSubtype: Int, Sendable, Hashable, CaseIterable, Codabl
 /// A folder (holding albums and folders, ordered, nestable, never cyclic) or a moment year list: an
 /// immutable snapshot of the list's own properties. Children: ``PhotoLibrary/fetchCollections(in:options:)``.
 public struct CollectionList: LibraryObject, Identifiable {
+    /// The stable, opaque identifier, never reused; transient lists get a fresh one each time.
     public let localIdentifier: String
     public var id: String { localIdentifier }
+    /// Moment year list or folder.
     public let collectionListType: CollectionListType
+    /// ``CollectionListSubtype/momentListYear`` for year lists, ``CollectionListSubtype/regularFolder`` for folders.
     public let collectionListSubtype: CollectionListSubtype
     /// The folder's title; a year list's title is its year.
     public let localizedTitle: String?
+    /// A year list's earliest moment start date; nil for folders.
     public let startDate: Date?
+    /// A year list's latest moment end date; nil for folders.
     public let endDate: Date?
     /// Whether this list exists only in memory.
     public var isTransient: Bool { transientChildren != nil }
@@ -88,6 +93,7 @@ public enum PhotoCollection: LibraryObject, Identifiable {
     case assetCollection(AssetCollection)
     case collectionList(CollectionList)
 
+    /// The identifier of the album, moment or list it wraps.
     public var localIdentifier: String {
         switch self {
         case .assetCollection(let collection): collection.localIdentifier
