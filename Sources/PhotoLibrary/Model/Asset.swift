@@ -2,9 +2,13 @@ public import Foundation
 
 /// The kind of media an asset holds. Raw values are PhotoKit's.
 public enum AssetMediaType: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// The type could not be told (from the file's content or name).
     case unknown = 0
+    /// A still image.
     case image = 1
+    /// A video.
     case video = 2
+    /// An audio file.
     case audio = 3
 
     /// The name used in predicates, on the command line and in JSON: `image`, `video`, `audio`, `unknown`.

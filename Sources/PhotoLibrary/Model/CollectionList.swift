@@ -17,8 +17,11 @@ public enum CollectionListType: Int, Sendable, Hashable, CaseIterable, Codable, 
 
 /// Subtypes of collection lists. Raw values are PhotoKit's.
 public enum CollectionListSubtype: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// A moment list holding one year's moments.
     case momentListYear = 2
+    /// A user folder.
     case regularFolder = 100
+    /// Matches every subtype in fetches.
     case any = 2_147_483_647
 
     public var description: String {
@@ -90,7 +93,9 @@ public struct CollectionList: LibraryObject, Identifiable {
 /// An album, smart album, moment or collection list: the members of a folder or of the top level.
 /// (PhotoKit's `PHCollection`; named `PhotoCollection` because `Collection` is the standard library's protocol.)
 public enum PhotoCollection: LibraryObject, Identifiable {
+    /// An album, smart album or moment.
     case assetCollection(AssetCollection)
+    /// A folder or moment year list.
     case collectionList(CollectionList)
 
     /// The identifier of the album, moment or list it wraps.
