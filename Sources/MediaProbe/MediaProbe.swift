@@ -265,6 +265,7 @@ public struct ProbeError: Error, Sendable, Hashable, CustomStringConvertible {
         self.operation = operation
     }
 
+    /// The broad reason, derived from ``errno`` (and ``operation`` for non-regular files).
     public var reason: Reason {
         switch errno {
         case EACCES, EPERM: .permissionDenied

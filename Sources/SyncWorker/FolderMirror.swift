@@ -50,10 +50,12 @@ import Synchronization
 /// ``FolderMirrorOptions/minimumMassDeletion``) stops before deleting, unless
 /// ``FolderMirrorOptions/allowMassDeletion`` confirms it.
 public final class FolderMirror: Sendable {
+    /// The library the folder is mirrored into.
     public let library: PhotoLibrary
     /// The root's absolute path, with symbolic links resolved: the path the library records
     /// (``PhotoLibrary/fetchMirrorRoot(path:)``).
     public let root: URL
+    /// How the mirror scans, batches, watches and protects the folder, as given to the initialiser.
     public let options: FolderMirrorOptions
     let engine: MirrorEngine
     /// How many ``watch(progress:onEvent:)`` loops run (``sync()`` uses cookies while one does).

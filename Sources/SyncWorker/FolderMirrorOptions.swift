@@ -28,6 +28,7 @@ public struct FolderMirrorOptions: Sendable {
     /// Where the mirror reports what it does and what it refused to do.
     public var logger: Logger
 
+    /// Makes the default options, reporting to `logger`; set the other properties afterwards.
     public init(logger: Logger = Logger(label: "photosync.sync")) {
         self.logger = logger
     }

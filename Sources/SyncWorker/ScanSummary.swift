@@ -3,6 +3,7 @@ public import PhotoLibrary
 
 /// Where a scan is, for progress displays.
 public struct ScanProgress: Sendable {
+    /// The stages of a scan, in order.
     public enum Phase: String, Sendable {
         /// Listing the tree and comparing it with the stat cache.
         case walking
@@ -10,15 +11,19 @@ public struct ScanProgress: Sendable {
         case hashing
         /// Committing deletions.
         case deleting
+        /// The scan finished.
         case done
     }
 
+    /// The stage the scan is in.
     public var phase: Phase
     /// Media candidates found by the walk (files not ignored).
     public var filesFound = 0
     /// Files to hash (new or changed since the stat cache), known after the walk.
     public var filesToHash = 0
+    /// Files hashed so far in this scan.
     public var filesHashed = 0
+    /// Bytes hashed so far in this scan.
     public var bytesHashed: Int64 = 0
     /// The bytes of the files to hash, known after the walk.
     public var totalBytesToHash: Int64?
@@ -28,9 +33,12 @@ public struct ScanProgress: Sendable {
 
 /// A file a pass did not mirror, and why (still being written, unreadable, not a regular file…).
 public struct SkippedFile: Sendable, Codable, Hashable {
+    /// The file's path relative to the root (`.` for the root itself).
     public var path: String
+    /// Why the file was skipped, for people.
     public var reason: String
 
+    /// Makes a record of a skipped file.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
@@ -39,17 +47,23 @@ public struct SkippedFile: Sendable, Codable, Hashable {
 
 /// What one pass (a scan, or one settled round of the watcher) did.
 public struct ScanSummary: Sendable, Codable, Hashable {
+    /// New files mirrored as new assets.
     public var inserted = 0
     /// Content changed in place (observers see `assetContentChanged`).
     public var updated = 0
     /// Renamed or moved, identity kept.
     public var moved = 0
+    /// Assets deleted because their file is gone from the root, or is no longer media.
     public var deleted = 0
+    /// Files found as recorded: the stat cache matched, or the content hash did.
     public var unchanged = 0
+    /// Files read and hashed (new, changed, or with a stat that no longer matched).
     public var filesHashed = 0
+    /// The bytes of the files hashed.
     public var bytesHashed: Int64 = 0
     /// Transactions committed.
     public var batches = 0
+    /// Files and directories the pass did not mirror, with the reason.
     public var skipped: [SkippedFile] = []
     /// Files imported with what could be read, and their metadata problems.
     public var metadataProblems: [String: [String]] = [:]
@@ -59,6 +73,7 @@ public struct ScanSummary: Sendable, Codable, Hashable {
     /// not recorded as the last scan; the next pass continues from what it committed.
     public var interrupted = false
 
+    /// An empty summary: every count zero.
     public init() {}
 
     mutating func add(_ other: ScanSummary) {

@@ -3,6 +3,7 @@ public import PhotoLibrary
 /// Why a mirror pass stopped. Every refusal leaves the library as it was for the paths concerned: nothing is
 /// deleted because of a root that misbehaves.
 public struct SyncError: Error, Sendable, CustomStringConvertible {
+    /// The kinds of failure, for programs to act on.
     public enum Kind: Sendable, Equatable {
         /// The root does not exist (or is not a directory).
         case rootMissing
@@ -25,10 +26,12 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         case library(PhotoLibraryError)
     }
 
+    /// What went wrong, for programs to match on.
     public let kind: Kind
     /// What happened, for people.
     public let message: String
 
+    /// Makes an error of a kind, with a message for people.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message

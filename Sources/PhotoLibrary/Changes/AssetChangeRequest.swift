@@ -12,6 +12,8 @@ public struct AssetCreationOptions: Sendable {
     /// The file's size, with ``contentHash``.
     public var fileSize: Int64?
 
+    /// Makes options. A `contentHash` and `fileSize` given with ``AssetStorage/copied`` are ignored: the copy
+    /// is hashed as it is made.
     public init(storage: AssetStorage = .copied, contentHash: String? = nil, fileSize: Int64? = nil) {
         self.storage = storage
         self.contentHash = contentHash
@@ -127,16 +129,20 @@ public final class AssetChangeRequest {
         return value(row)
     }
 
+    /// Whether the asset is a favorite.
     public var isFavorite: Bool {
         get { current({ $0.isFavorite }, default: false) }
         set { edit { $0.isFavorite = newValue } }
     }
 
+    /// Whether the asset is hidden from fetches that don't ask for hidden assets.
     public var isHidden: Bool {
         get { current({ $0.isHidden }, default: false) }
         set { edit { $0.isHidden = newValue } }
     }
 
+    /// When the photo or video was taken. A date that is not finite fails the block with
+    /// ``PhotoLibraryError/invalidValue(property:reason:)``.
     public var creationDate: Date? {
         get { current({ $0.creationDate.map(Date.init(timeIntervalSince1970:)) }, default: nil) }
         set { edit { $0.creationDate = newValue?.timeIntervalSince1970 } }
@@ -148,6 +154,7 @@ public final class AssetChangeRequest {
         set { edit { $0.creationTimeZoneOffset = newValue } }
     }
 
+    /// When the content was last modified. A creation request starts it at the block's time.
     public var modificationDate: Date? {
         get { current({ $0.modificationDate.map(Date.init(timeIntervalSince1970:)) }, default: nil) }
         set { edit { $0.modificationDate = newValue?.timeIntervalSince1970 } }
@@ -171,21 +178,27 @@ public final class AssetChangeRequest {
         }
     }
 
+    /// Image, video or audio. A creation request starts it from the file name's extension.
     public var mediaType: AssetMediaType {
         get { current({ AssetMediaType(rawValue: $0.mediaType) ?? .unknown }, default: .unknown) }
         set { edit { $0.mediaType = newValue.rawValue } }
     }
 
+    /// The asset's variants (panorama, HDR, screenshot, Live Photo…).
     public var mediaSubtypes: AssetMediaSubtypes {
         get { current({ AssetMediaSubtypes(rawValue: $0.mediaSubtypes) }, default: []) }
         set { edit { $0.mediaSubtypes = newValue.rawValue } }
     }
 
+    /// Width in pixels, as displayed. A negative size fails the block with
+    /// ``PhotoLibraryError/invalidValue(property:reason:)``.
     public var pixelWidth: Int {
         get { current({ $0.pixelWidth }, default: 0) }
         set { edit { $0.pixelWidth = newValue } }
     }
 
+    /// Height in pixels, as displayed. A negative size fails the block with
+    /// ``PhotoLibraryError/invalidValue(property:reason:)``.
     public var pixelHeight: Int {
         get { current({ $0.pixelHeight }, default: 0) }
         set { edit { $0.pixelHeight = newValue } }
@@ -197,31 +210,38 @@ public final class AssetChangeRequest {
         set { edit { $0.duration = newValue } }
     }
 
+    /// The burst the asset belongs to; nil takes it out of its burst. The library keeps one representative per
+    /// burst when the block commits.
     public var burstIdentifier: String? {
         get { current({ $0.burstIdentifier }, default: nil) }
         set { edit { $0.burstIdentifier = newValue } }
     }
 
+    /// How the asset was picked within its burst; picks decide the burst's representative.
     public var burstSelectionTypes: AssetBurstSelectionType {
         get { current({ AssetBurstSelectionType(rawValue: $0.burstSelectionTypes) }, default: []) }
         set { edit { $0.burstSelectionTypes = newValue.rawValue } }
     }
 
+    /// Where the asset comes from.
     public var sourceType: AssetSourceType {
         get { current({ AssetSourceType(rawValue: $0.sourceType) }, default: .typeUserLibrary) }
         set { edit { $0.sourceType = newValue.rawValue } }
     }
 
+    /// Whether the asset is marked as edited.
     public var hasAdjustments: Bool {
         get { current({ $0.hasAdjustments }, default: false) }
         set { edit { $0.hasAdjustments = newValue } }
     }
 
+    /// The name of the file the asset was made from. A creation request starts it from the file's URL.
     public var originalFilename: String {
         get { current({ $0.originalFilename }, default: "") }
         set { edit { $0.originalFilename = newValue } }
     }
 
+    /// The file's type identifier. A creation request starts it from the file name's extension.
     public var uniformTypeIdentifier: String? {
         get { current({ $0.uniformTypeIdentifier }, default: nil) }
         set { edit { $0.uniformTypeIdentifier = newValue } }

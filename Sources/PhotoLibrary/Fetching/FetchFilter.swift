@@ -17,6 +17,7 @@ public struct FetchFilter: Sendable, ExpressibleByStringLiteral, CustomStringCon
 
     /// A predicate in the text format, e.g. `mediaType == image AND creationDate >= "2024-01-01" AND NOT isHidden`.
     public init(format: String) { storage = .text(format) }
+    /// A predicate in the text format, written as a string literal (`"isFavorite AND NOT isHidden"`).
     public init(stringLiteral value: String) { storage = .text(value) }
     /// A predicate built in code.
     public init(_ predicate: some PredicateConvertible) { storage = .predicate(predicate.predicate) }

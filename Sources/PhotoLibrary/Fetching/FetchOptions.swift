@@ -12,6 +12,8 @@ public struct FetchOptions: Sendable {
     /// Include every asset of each burst. Default false: only each burst's representative.
     public var includeAllBurstAssets: Bool
 
+    /// Makes options; the defaults fetch everything in the natural order, without hidden assets and with
+    /// only each burst's representative.
     public init(
         predicate: FetchFilter? = nil, sortDescriptors: [FetchSort] = [], fetchLimit: Int? = nil,
         includeHiddenAssets: Bool = false, includeAllBurstAssets: Bool = false

@@ -4,6 +4,7 @@ public import Foundation
 extension AssetMediaType: PredicateEnumeration {}
 
 extension AssetMediaSubtypes: PredicateOptionSet {
+    /// The flags predicates can name (`mediaSubtypes CONTAINS photoPanorama`): ``named``.
     public static var predicateFlags: [(name: String, value: AssetMediaSubtypes)] { named }
 }
 
@@ -13,25 +14,45 @@ extension AssetCollectionSubtype: PredicateEnumeration {}
 /// Typed keys for building asset predicates and sort orders in Swift:
 /// `FetchOptions(predicate: .init(Asset.mediaType == .image && !Asset.isHidden), sortDescriptors: [Asset.creationDate.descending])`.
 extension Asset {
+    /// ``Asset/localIdentifier``: the asset's stable identifier.
     public static let localIdentifier = PredicateKeyPath<Asset, String>("localIdentifier")
+    /// ``Asset/mediaType``: image, video, audio or unknown, compared by name (`mediaType == video`).
     public static let mediaType = PredicateKeyPath<Asset, AssetMediaType>("mediaType")
+    /// ``Asset/mediaSubtypes``: the subtype flags, tested with `CONTAINS` (`mediaSubtypes CONTAINS photoHDR`).
     public static let mediaSubtypes = PredicateKeyPath<Asset, AssetMediaSubtypes>("mediaSubtypes")
+    /// ``Asset/pixelWidth``: width in pixels as displayed; 0 when unknown.
     public static let pixelWidth = PredicateKeyPath<Asset, Int>("pixelWidth")
+    /// ``Asset/pixelHeight``: height in pixels as displayed; 0 when unknown.
     public static let pixelHeight = PredicateKeyPath<Asset, Int>("pixelHeight")
+    /// ``Asset/creationDate``: when the photo or video was taken; nil when unknown.
     public static let creationDate = PredicateKeyPath<Asset, Date?>("creationDate")
+    /// ``Asset/modificationDate``: when the content was last modified; nil when unknown.
     public static let modificationDate = PredicateKeyPath<Asset, Date?>("modificationDate")
+    /// ``Asset/addedDate``: when the asset was added to the library; never nil.
     public static let addedDate = PredicateKeyPath<Asset, Date>("addedDate")
+    /// ``Asset/duration``: length in seconds; 0 for still images.
     public static let duration = PredicateKeyPath<Asset, Double>("duration")
+    /// ``Asset/isFavorite``: whether the asset is a favorite.
     public static let isFavorite = PredicateKeyPath<Asset, Bool>("isFavorite")
+    /// ``Asset/isHidden``: whether the asset is hidden (fetches leave hidden assets out unless asked for them).
     public static let isHidden = PredicateKeyPath<Asset, Bool>("isHidden")
+    /// ``Asset/burstIdentifier``: the burst the asset belongs to; nil when it is not in one.
     public static let burstIdentifier = PredicateKeyPath<Asset, String?>("burstIdentifier")
+    /// ``Asset/representsBurst``: whether the asset is its burst's representative; false outside bursts.
     public static let representsBurst = PredicateKeyPath<Asset, Bool>("representsBurst")
+    /// ``Asset/hasAdjustments``: whether the asset is marked as edited.
     public static let hasAdjustments = PredicateKeyPath<Asset, Bool>("hasAdjustments")
+    /// ``Asset/originalFilename``: the name of the file the asset was made from.
     public static let originalFilename = PredicateKeyPath<Asset, String>("originalFilename")
+    /// ``Asset/uniformTypeIdentifier``: the file's type identifier (`public.jpeg`); nil when unknown.
     public static let uniformTypeIdentifier = PredicateKeyPath<Asset, String?>("uniformTypeIdentifier")
+    /// ``Asset/fileSize``: the original file's size in bytes.
     public static let fileSize = PredicateKeyPath<Asset, Int64>("fileSize")
+    /// ``Asset/contentHash``: the original's XXH3-128, 32 lowercase hexadecimal digits; nil when not known.
     public static let contentHash = PredicateKeyPath<Asset, String?>("contentHash")
+    /// The latitude of ``Asset/location`` in degrees (negative: south); nil when the asset has no location.
     public static let latitude = PredicateKeyPath<Asset, Double?>("latitude")
+    /// The longitude of ``Asset/location`` in degrees (negative: west); nil when the asset has no location.
     public static let longitude = PredicateKeyPath<Asset, Double?>("longitude")
 
     /// The keys of asset predicates and sort descriptors, with the SQL they compile to.
@@ -61,12 +82,19 @@ extension Asset {
 
 /// Typed keys for collection predicates.
 extension AssetCollection {
+    /// ``AssetCollection/localIdentifier``: the collection's stable identifier.
     public static let localIdentifier = PredicateKeyPath<AssetCollection, String>("localIdentifier")
+    /// ``AssetCollection/localizedTitle``: the album's title, or a moment's day; nil when untitled.
     public static let localizedTitle = PredicateKeyPath<AssetCollection, String?>("localizedTitle")
+    /// ``AssetCollection/startDate``: the earliest creation date among the members; nil when none is known.
     public static let startDate = PredicateKeyPath<AssetCollection, Date?>("startDate")
+    /// ``AssetCollection/endDate``: the latest creation date among the members; nil when none is known.
     public static let endDate = PredicateKeyPath<AssetCollection, Date?>("endDate")
+    /// ``AssetCollection/estimatedAssetCount``: the number of members, hidden assets included.
     public static let estimatedAssetCount = PredicateKeyPath<AssetCollection, Int>("estimatedAssetCount")
+    /// ``AssetCollection/assetCollectionType``: album, smartAlbum or moment, compared by name.
     public static let assetCollectionType = PredicateKeyPath<AssetCollection, AssetCollectionType>("assetCollectionType")
+    /// ``AssetCollection/assetCollectionSubtype``: the album or smart album kind, compared by name.
     public static let assetCollectionSubtype = PredicateKeyPath<AssetCollection, AssetCollectionSubtype>("assetCollectionSubtype")
 
     /// The keys of collection predicates (`c` is the collection table's alias).
@@ -83,9 +111,13 @@ extension AssetCollection {
 
 /// Typed keys for collection list predicates.
 extension CollectionList {
+    /// ``CollectionList/localIdentifier``: the list's stable identifier.
     public static let localIdentifier = PredicateKeyPath<CollectionList, String>("localIdentifier")
+    /// ``CollectionList/localizedTitle``: the folder's title, or a year list's year; nil when untitled.
     public static let localizedTitle = PredicateKeyPath<CollectionList, String?>("localizedTitle")
+    /// ``CollectionList/startDate``: a year list's earliest moment date; nil for folders.
     public static let startDate = PredicateKeyPath<CollectionList, Date?>("startDate")
+    /// ``CollectionList/endDate``: a year list's latest moment date; nil for folders.
     public static let endDate = PredicateKeyPath<CollectionList, Date?>("endDate")
 
     /// The keys of collection list predicates (`l` is the list table's alias).

@@ -7,11 +7,17 @@ public import Foundation
 /// insert + delete = nothing, update + delete = delete. Membership changes of albums, smart albums, moments
 /// and folders appear as updates of those collections.
 public struct PersistentObjectChangeDetails: Sendable, Hashable {
+    /// The type of the objects these identifiers name.
     public let objectType: ObjectType
+    /// Objects created by the change (and still there at its end).
     public let insertedLocalIdentifiers: Set<String>
+    /// Objects that existed before the change, changed by it and still there at its end; collections whose
+    /// membership changed are here too.
     public let updatedLocalIdentifiers: Set<String>
+    /// Objects that existed before the change and were deleted by it.
     public let deletedLocalIdentifiers: Set<String>
 
+    /// Makes details from the three sets as given; the net rules are not applied here.
     public init(objectType: ObjectType, inserted: Set<String> = [], updated: Set<String> = [], deleted: Set<String> = []) {
         self.objectType = objectType
         insertedLocalIdentifiers = inserted

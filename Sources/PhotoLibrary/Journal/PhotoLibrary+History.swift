@@ -9,11 +9,13 @@ public struct RetentionPolicy: Sendable, Hashable {
     /// At most this many transactions are kept. Default 1,000,000.
     public var maximumTransactions: Int
 
+    /// Makes a policy: `maximumAge` in seconds, `maximumTransactions` a count.
     public init(maximumAge: TimeInterval = 30 * 86_400, maximumTransactions: Int = 1_000_000) {
         self.maximumAge = maximumAge
         self.maximumTransactions = maximumTransactions
     }
 
+    /// 30 days and at most 1,000,000 transactions.
     public static let `default` = RetentionPolicy()
 }
 
@@ -27,6 +29,7 @@ public struct PersistentChangeFetchOptions: Sendable, Hashable {
     /// Return one net change for everything since the token, for clients far behind.
     public var coalesced: Bool
 
+    /// Makes options; the defaults return every change since the token, one per transaction, from every author.
     public init(limit: Int? = nil, excludedAuthors: Set<String> = [], coalesced: Bool = false) {
         self.limit = limit
         self.excludedAuthors = excludedAuthors
@@ -37,9 +40,13 @@ public struct PersistentChangeFetchOptions: Sendable, Hashable {
 /// The state of the library at one instant: every identifier and the token of that instant. What a client
 /// whose token can no longer be used restarts from (``PhotoLibrary/fetchCurrentState()``).
 public struct LibraryState: Sendable {
+    /// The token of the instant the identifiers were read: fetch changes since it to keep up from there.
     public let changeToken: ChangeToken
+    /// Every asset's identifier, hidden assets included.
     public let assetIdentifiers: Set<String>
+    /// Every album's, smart album's and moment's identifier.
     public let assetCollectionIdentifiers: Set<String>
+    /// Every folder's and moment year list's identifier.
     public let collectionListIdentifiers: Set<String>
 
     /// The identifiers of one object type.

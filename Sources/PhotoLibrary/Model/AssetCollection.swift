@@ -20,15 +20,25 @@ public enum AssetCollectionType: Int, Sendable, Hashable, CaseIterable, Codable,
 
 /// Subtypes of asset collections. Raw values are PhotoKit's.
 public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// A user album.
     case albumRegular = 2
+    /// A smart album without a rule of its own here: it holds no assets.
     case smartAlbumGeneric = 200
+    /// Panoramas (``AssetMediaSubtypes/photoPanorama``), hidden ones left out.
     case smartAlbumPanoramas = 201
+    /// Videos, hidden ones left out.
     case smartAlbumVideos = 202
+    /// Favorites, hidden ones left out.
     case smartAlbumFavorites = 203
+    /// Every hidden asset, and only those.
     case smartAlbumAllHidden = 205
+    /// Assets added in the last 30 days, hidden ones left out.
     case smartAlbumRecentlyAdded = 206
+    /// Assets that belong to a burst, hidden ones left out.
     case smartAlbumBursts = 207
+    /// Every asset that is not hidden.
     case smartAlbumUserLibrary = 209
+    /// Screenshots (``AssetMediaSubtypes/photoScreenshot``), hidden ones left out.
     case smartAlbumScreenshots = 211
     /// Matches every subtype in fetches; moments have this subtype.
     case any = 2_147_483_647
@@ -56,9 +66,12 @@ public enum AssetCollectionSubtype: Int, Sendable, Hashable, CaseIterable, Codab
 /// A *transient* collection (``transientAssetCollection(with:title:)``) is made from assets in memory and
 /// never stored.
 public struct AssetCollection: LibraryObject, Identifiable {
+    /// The stable, opaque identifier, never reused; transient collections get a fresh one each time.
     public let localIdentifier: String
     public var id: String { localIdentifier }
+    /// Album, smart album or moment.
     public let assetCollectionType: AssetCollectionType
+    /// Which kind of album or smart album; ``AssetCollectionSubtype/any`` for moments.
     public let assetCollectionSubtype: AssetCollectionSubtype
     /// The album's title; a moment's title is its day (`2024-05-03`, or `Undated`).
     public let localizedTitle: String?

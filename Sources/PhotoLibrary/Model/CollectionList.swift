@@ -17,8 +17,11 @@ public enum CollectionListType: Int, Sendable, Hashable, CaseIterable, Codable, 
 
 /// Subtypes of collection lists. Raw values are PhotoKit's.
 public enum CollectionListSubtype: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// A moment list holding one year's moments.
     case momentListYear = 2
+    /// A user folder.
     case regularFolder = 100
+    /// Matches every subtype in fetches.
     case any = 2_147_483_647
 
     public var description: String {
@@ -33,13 +36,18 @@ public enum CollectionListSubtype: Int, Sendable, Hashable, CaseIterable, Codabl
 /// A folder (holding albums and folders, ordered, nestable, never cyclic) or a moment year list: an
 /// immutable snapshot of the list's own properties. Children: ``PhotoLibrary/fetchCollections(in:options:)``.
 public struct CollectionList: LibraryObject, Identifiable {
+    /// The stable, opaque identifier, never reused; transient lists get a fresh one each time.
     public let localIdentifier: String
     public var id: String { localIdentifier }
+    /// Moment year list or folder.
     public let collectionListType: CollectionListType
+    /// ``CollectionListSubtype/momentListYear`` for year lists, ``CollectionListSubtype/regularFolder`` for folders.
     public let collectionListSubtype: CollectionListSubtype
     /// The folder's title; a year list's title is its year.
     public let localizedTitle: String?
+    /// A year list's earliest moment start date; nil for folders.
     public let startDate: Date?
+    /// A year list's latest moment end date; nil for folders.
     public let endDate: Date?
     /// Whether this list exists only in memory.
     public var isTransient: Bool { transientChildren != nil }
@@ -85,9 +93,12 @@ public struct CollectionList: LibraryObject, Identifiable {
 /// An album, smart album, moment or collection list: the members of a folder or of the top level.
 /// (PhotoKit's `PHCollection`; named `PhotoCollection` because `Collection` is the standard library's protocol.)
 public enum PhotoCollection: LibraryObject, Identifiable {
+    /// An album, smart album or moment.
     case assetCollection(AssetCollection)
+    /// A folder or moment year list.
     case collectionList(CollectionList)
 
+    /// The identifier of the album, moment or list it wraps.
     public var localIdentifier: String {
         switch self {
         case .assetCollection(let collection): collection.localIdentifier

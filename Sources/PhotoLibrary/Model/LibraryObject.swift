@@ -1,7 +1,10 @@
 /// The object types of a library, as the change history names them. Raw values are stored in the journal.
 public enum ObjectType: Int, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// An ``Asset``.
     case asset = 1
+    /// An ``AssetCollection``: album, smart album or moment.
     case assetCollection = 2
+    /// A ``CollectionList``: folder or moment year list.
     case collectionList = 3
 
     public var description: String {

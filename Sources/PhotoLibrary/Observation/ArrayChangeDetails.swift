@@ -54,9 +54,13 @@ public struct ArrayChangeDetails<Element: Hashable & Sendable>: Sendable {
     public var insertedIndexes: IndexSet { IndexSet(sortedIndexes: diff.insertedIndexes) }
     /// Indexes in ``after`` of elements present in both lists whose content changed.
     public var changedIndexes: IndexSet { IndexSet(sortedIndexes: diff.changedIndexes) }
+    /// The elements removed, in ``removedIndexes`` order.
     public var removedObjects: [Element] { diff.removedIndexes.map { before[$0] } }
+    /// The elements inserted, in ``insertedIndexes`` order.
     public var insertedObjects: [Element] { diff.insertedIndexes.map { after[$0] } }
+    /// The elements whose content changed, from ``after``, in ``changedIndexes`` order.
     public var changedObjects: [Element] { diff.changedIndexes.map { after[$0] } }
+    /// Whether any element moved (see ``enumerateMoves(_:)``).
     public var hasMoves: Bool { diff.hasMoves }
 
     /// Calls `body` with each move: `from` in ``before``, `to` in ``after``, ascending by `to`.

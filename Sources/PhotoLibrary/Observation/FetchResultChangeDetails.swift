@@ -42,9 +42,11 @@ public struct FetchResultChangeDetails<Object: LibraryObject>: Sendable {
     public var removedObjects: [Object] { diff.removedIndexes.map { fetchResultBeforeChanges[$0] } }
     /// Indexes in the after result of the objects inserted.
     public var insertedIndexes: IndexSet { IndexSet(sortedIndexes: diff.insertedIndexes) }
+    /// The objects inserted, as they are in the after result.
     public var insertedObjects: [Object] { diff.insertedIndexes.map { fetchResultAfterChanges[$0] } }
     /// Indexes in the after result of objects present before and after whose public properties changed.
     public var changedIndexes: IndexSet { IndexSet(sortedIndexes: diff.changedIndexes) }
+    /// The objects whose properties changed, as they are in the after result.
     public var changedObjects: [Object] { diff.changedIndexes.map { fetchResultAfterChanges[$0] } }
     /// Whether any object moved.
     public var hasMoves: Bool { diff.hasMoves }

@@ -38,6 +38,9 @@ public final class PhotoLibrary: Sendable {
         /// to stay incremental (``FetchResultChangeDetails/hasIncrementalChanges``). Default 0.5.
         public var incrementalChangeLimit: Double
 
+        /// Makes options. A nil `retention` uses the policy stored in the library (30 days and 1,000,000
+        /// transactions unless set otherwise); `busyTimeout` is in seconds. Journaling and durable commits are on,
+        /// and ``incrementalChangeLimit`` is 0.5.
         public init(createIfNeeded: Bool = true, retention: RetentionPolicy? = nil, busyTimeout: TimeInterval = 30) {
             self.createIfNeeded = createIfNeeded
             self.retention = retention

@@ -121,17 +121,29 @@ struct CollectionListRow: Codable, Hashable, Sendable, FetchableRecord, MutableP
 public struct AssetProperties: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// ``Asset/mediaType``.
     public static let mediaType = AssetProperties(rawValue: 1 << 0)
+    /// ``Asset/mediaSubtypes``.
     public static let mediaSubtypes = AssetProperties(rawValue: 1 << 1)
+    /// ``Asset/pixelWidth`` or ``Asset/pixelHeight``.
     public static let pixelSize = AssetProperties(rawValue: 1 << 2)
+    /// ``Asset/creationDate`` or ``Asset/creationTimeZoneOffset``.
     public static let creationDate = AssetProperties(rawValue: 1 << 3)
+    /// ``Asset/modificationDate``.
     public static let modificationDate = AssetProperties(rawValue: 1 << 4)
+    /// ``Asset/location``: latitude, longitude or altitude.
     public static let location = AssetProperties(rawValue: 1 << 5)
+    /// ``Asset/duration``.
     public static let duration = AssetProperties(rawValue: 1 << 6)
+    /// ``Asset/isFavorite``.
     public static let isFavorite = AssetProperties(rawValue: 1 << 7)
+    /// ``Asset/isHidden``.
     public static let isHidden = AssetProperties(rawValue: 1 << 8)
+    /// Burst membership: ``Asset/burstIdentifier``, ``Asset/representsBurst`` or ``Asset/burstSelectionTypes``.
     public static let burst = AssetProperties(rawValue: 1 << 9)
+    /// ``Asset/sourceType``.
     public static let sourceType = AssetProperties(rawValue: 1 << 10)
+    /// ``Asset/hasAdjustments``.
     public static let hasAdjustments = AssetProperties(rawValue: 1 << 11)
     /// File name, type, storage or path.
     public static let resource = AssetProperties(rawValue: 1 << 12)
@@ -143,9 +155,13 @@ public struct AssetProperties: OptionSet, Sendable, Hashable {
 public struct CollectionProperties: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The title (``AssetCollection/localizedTitle``, ``CollectionList/localizedTitle``).
     public static let title = CollectionProperties(rawValue: 1 << 0)
+    /// The start or end date.
     public static let dates = CollectionProperties(rawValue: 1 << 1)
+    /// ``AssetCollection/estimatedAssetCount`` (collections only).
     public static let count = CollectionProperties(rawValue: 1 << 2)
+    /// ``AssetCollection/approximateLocation`` (collections only).
     public static let location = CollectionProperties(rawValue: 1 << 3)
     /// The members (assets of an album, smart album or moment; children of a folder or year list).
     public static let membership = CollectionProperties(rawValue: 1 << 4)
