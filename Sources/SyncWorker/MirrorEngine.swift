@@ -85,10 +85,11 @@ actor MirrorEngine {
             }
         }
 
-        /// Waits for the load to end.
+        /// Waits for the load to end and hands the model over (moved out, so that the engine's copy is the
+        /// only one and its first change does not copy every table).
         func wait() throws(SyncError) -> MirrorModel {
             done.wait()
-            return try outcome.withLock { $0 }!.get()
+            return try outcome.withLock { $0.take() }!.get()
         }
     }
 
