@@ -114,7 +114,7 @@ struct MirrorPaths {
         self.roots = roots.map(\.path).sorted { $0.count > $1.count }
         guard includeDirectories else { return }
         for root in roots {
-            for directory in try library.fetchMirrorState(root: root).directories {
+            for directory in try library.fetchMirroredDirectories(root: root) {
                 if let album = directory.albumIdentifier { albumDirectories[album] = directory.relativePath }
             }
         }

@@ -43,6 +43,8 @@ struct MirrorStateTests {
         #expect(streamed == state.files)
         #expect(hashBytes == [Array(Self.hash.utf8)])
         #expect(directories == state.directories)
+        // The directories alone, without the files.
+        #expect(try library.fetchMirroredDirectories(root: try #require(roots.first)) == state.directories)
     }
 
     @Test("A block holding only mirror requests appends no transaction and keeps the token")

@@ -57,6 +57,39 @@ extension PhotoLibrary {
         try readMirrorState(root: root, body).directories
     }
 
+    /// The directories recorded for a root, without reading its files (what an album's directory needs).
+    ///
+    /// - Returns: every mirrored directory of the root, by path order.
+    /// - Throws: ``PhotoLibraryError`` when the database can't be read; ``PhotoLibraryError/objectNotFound(localIdentifier:)``
+    ///   when the root is no longer recorded.
+    /// - Complexity: O(*d*) in the root's directories.
+    public func fetchMirroredDirectories(root: MirrorRoot) throws(PhotoLibraryError) -> [MirroredDirectory] {
+        try read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM mirror_root WHERE id = ?", arguments: [root.rowID]) != nil else {
+                throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
+            }
+            return try Self.mirroredDirectories(db, rootID: root.rowID)
+        }
+    }
+
+    private static func mirroredDirectories(_ db: Database, rootID: Int64) throws -> [MirroredDirectory] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.relativePath, d.device, d.inode, c.localIdentifier, l.localIdentifier
+                FROM mirror_directory d
+                LEFT JOIN asset_collection c ON c.id = d.albumId
+                LEFT JOIN collection_list l ON l.id = d.folderId
+                WHERE d.rootId = ? ORDER BY d.relativePath
+                """,
+            arguments: [rootID]
+        ).map { row in
+            MirroredDirectory(
+                relativePath: row[0], device: (row[1] as Int64?).map { UInt64(bitPattern: $0) },
+                inode: (row[2] as Int64?).map { UInt64(bitPattern: $0) }, albumIdentifier: row[3], folderIdentifier: row[4])
+        }
+    }
+
     private func readMirrorState(
         root: MirrorRoot, _ body: (borrowing MirroredFileRow) -> Void
     ) throws(PhotoLibraryError) -> (root: MirrorRoot, directories: [MirroredDirectory]) {
@@ -90,22 +123,7 @@ extension PhotoLibrary {
                     assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7))
                 body(row)
             }
-            let directories = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.relativePath, d.device, d.inode, c.localIdentifier, l.localIdentifier
-                    FROM mirror_directory d
-                    LEFT JOIN asset_collection c ON c.id = d.albumId
-                    LEFT JOIN collection_list l ON l.id = d.folderId
-                    WHERE d.rootId = ? ORDER BY d.relativePath
-                    """,
-                arguments: [root.rowID]
-            ).map { row in
-                MirroredDirectory(
-                    relativePath: row[0], device: (row[1] as Int64?).map { UInt64(bitPattern: $0) },
-                    inode: (row[2] as Int64?).map { UInt64(bitPattern: $0) }, albumIdentifier: row[3], folderIdentifier: row[4])
-            }
-            return (Self.mirrorRoot(current), directories)
+            return (Self.mirrorRoot(current), try Self.mirroredDirectories(db, rootID: root.rowID))
         }
     }
 
