@@ -196,20 +196,7 @@ struct MirrorModel: RecordedFiles {
     /// Adds a file read from the library (paths are unique there).
     private mutating func insertLoaded(_ row: borrowing MirroredFileRow, run: inout ParentRun) {
         let path = row.relativePath
-        var entry = PackedFile(stamp: row.stamp, hashHigh: 0, hashLow: 0, assetHigh: 0, assetLow: 0, hashKind: .other, assetKind: .none)
-        if let (high, low) = PackedFile.pack(hash: row.contentHashUTF8) {
-            (entry.hashHigh, entry.hashLow, entry.hashKind) = (high, low, .packed)
-        } else {
-            otherHashes[path] = row.contentHash
-        }
-        if let asset = row.assetIdentifierUTF8 {
-            if let (high, low) = PackedFile.pack(asset: asset) {
-                (entry.assetHigh, entry.assetLow, entry.assetKind) = (high, low, .packed)
-            } else {
-                entry.assetKind = .other
-                otherAssets[path] = row.assetIdentifier
-            }
-        }
+        let entry = pack(path, row.stamp, hash: row.contentHashUTF8, asset: row.assetIdentifierUTF8)
         guard packed.updateValue(entry, forKey: path) == nil else { return }
         // The parent's bytes compared in place (a String is made only when the run changes).
         var pathBytes = path
@@ -261,24 +248,37 @@ struct MirrorModel: RecordedFiles {
     }
 
     mutating func set(_ file: MirroredFile) {
-        let path = file.relativePath
-        var entry = PackedFile(stamp: file.stamp, hashHigh: 0, hashLow: 0, assetHigh: 0, assetLow: 0, hashKind: .other, assetKind: .none)
-        if let (high, low) = PackedFile.pack(hash: file.contentHash) {
+        var hash = file.contentHash
+        var asset = file.assetIdentifier ?? ""
+        let entry = hash.withUTF8 { hash in
+            asset.withUTF8 { asset in pack(file.relativePath, file.stamp, hash: hash, asset: file.assetIdentifier == nil ? nil : asset) }
+        }
+        if packed.updateValue(entry, forKey: file.relativePath) == nil { count(file.relativePath, +1) }
+    }
+
+    /// A file's packed entry (the one packing rule of ``set(_:)`` and of loading from the library): a hash or
+    /// asset identifier without the canonical form goes to its side table by path, and a canonical one clears
+    /// the side table's entry for the path.
+    private mutating func pack(
+        _ path: String, _ stamp: FileStamp, hash: UnsafeBufferPointer<UInt8>, asset: UnsafeBufferPointer<UInt8>?
+    ) -> PackedFile {
+        var entry = PackedFile(stamp: stamp, hashHigh: 0, hashLow: 0, assetHigh: 0, assetLow: 0, hashKind: .other, assetKind: .none)
+        if let (high, low) = PackedFile.pack(hash: hash) {
             (entry.hashHigh, entry.hashLow, entry.hashKind) = (high, low, .packed)
             if !otherHashes.isEmpty { otherHashes[path] = nil }
         } else {
-            otherHashes[path] = file.contentHash
+            otherHashes[path] = String(decoding: hash, as: UTF8.self)
         }
-        if let asset = file.assetIdentifier, let (high, low) = PackedFile.pack(asset: asset) {
+        if let asset, let (high, low) = PackedFile.pack(asset: asset) {
             (entry.assetHigh, entry.assetLow, entry.assetKind) = (high, low, .packed)
             if !otherAssets.isEmpty { otherAssets[path] = nil }
-        } else if let asset = file.assetIdentifier {
+        } else if let asset {
             entry.assetKind = .other
-            otherAssets[path] = asset
+            otherAssets[path] = String(decoding: asset, as: UTF8.self)
         } else if !otherAssets.isEmpty {
             otherAssets[path] = nil
         }
-        if packed.updateValue(entry, forKey: path) == nil { count(path, +1) }
+        return entry
     }
 
     mutating func remove(_ path: String) {
