@@ -58,6 +58,8 @@ final class WatchEngine {
     private var deferred: [RawEvent] = []
     private var limitReported = false
     private var lastAppended: FolderWatchEvent?
+    /// When `.fileWritten` was last sent, by path (see ``FolderWatchOptions/writeReportInterval``).
+    private var writeReports: [String: ContinuousClock.Instant] = [:]
     /// Counts the reads processed.
     private var batch = 0
     private(set) var isFinished = false
@@ -254,9 +256,9 @@ final class WatchEngine {
             return
         } else if mask & InotifyMask.create != 0 {
             arrived(in: watch, name: name, path: path, isDirectory: isDirectory)
-        } else if mask & (InotifyMask.closeWrite | InotifyMask.attributes) != 0 {
+        } else if mask & (InotifyMask.modify | InotifyMask.closeWrite | InotifyMask.attributes) != 0 {
             if !isDirectory {
-                append(.fileChanged(path))
+                fileWritten(mask: mask, path: path)
             } else if tree.child(of: watch, named: name) == nil {
                 // A directory that could not be watched before (permissions) may be watchable now.
                 arrived(in: watch, name: name, path: path, isDirectory: true)
@@ -268,6 +270,22 @@ final class WatchEngine {
                 publishCount()
             }
             append(.removed(path))
+        }
+    }
+
+    /// A file's content or attributes changed: written (maybe still open), closed after writing, or its
+    /// attributes changed.
+    private func fileWritten(mask: UInt32, path: String) {
+        if mask & InotifyMask.closeWrite != 0 {
+            append(.fileClosed(path))
+        } else if mask & InotifyMask.modify != 0 {
+            let now = ContinuousClock.now
+            if let last = writeReports[path], now - last < options.writeReportInterval { return }
+            append(.fileWritten(path))
+            writeReports[path] = now
+            if writeReports.count > 256 { pruneWriteReports() }
+        } else {
+            append(.fileChanged(path))
         }
     }
 
@@ -573,11 +591,33 @@ final class WatchEngine {
 
     // MARK: - Sending
 
-    /// Queues an event; a `.fileChanged` equal to the one queued just before it in the same read is dropped.
+    /// Queues an event; a file event equal to the one queued just before it in the same read is dropped.
     private func append(_ event: FolderWatchEvent) {
-        if case .fileChanged = event, event == lastAppended { return }
+        switch event {
+        case .fileChanged(let path), .fileClosed(let path), .removed(let path):
+            if event == lastAppended { return }
+            forgetWriteReport(path)
+        case .moved(let from, let to, _):
+            forgetWriteReport(from)
+            forgetWriteReport(to)
+        case .fileWritten:
+            if event == lastAppended { return }
+        default:
+            break
+        }
         queue.append(.event(event))
         lastAppended = event
+    }
+
+    /// After another event about `path`, its next write is reported at once. (Entries older than the interval
+    /// are pruned when the table grows past 256, so it holds only the files written lately.)
+    private func forgetWriteReport(_ path: String) {
+        if !writeReports.isEmpty { writeReports[path] = nil }
+    }
+
+    private func pruneWriteReports() {
+        let now = ContinuousClock.now
+        writeReports = writeReports.filter { now - $0.value < options.writeReportInterval }
     }
 
     /// Sends the queued events up to the first rename still waiting for its pair, so order is kept.

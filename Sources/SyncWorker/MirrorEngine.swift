@@ -34,14 +34,16 @@ actor MirrorEngine {
     let rootName: String
     let options: FolderMirrorOptions
     var logger: Logger { options.logger }
-    private var model: MirrorModel?
-    private(set) var ignore: IgnoreRules
+    var model: MirrorModel?
+    var ignore: IgnoreRules
     /// Files found not to be media, by stamp: not probed again while unchanged.
-    private var notMedia: [String: FileStamp] = [:]
+    var notMedia: [String: FileStamp] = [:]
     /// Files with metadata problems already logged (by path and hash), so each is logged once.
     private var loggedProblems: Set<String> = []
     /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
     private var livePhotos = LivePhotoPairing()
+    /// Files watch rounds found gone and hold for a while (see ``HeldFiles``).
+    var heldFiles = HeldFiles()
     var lastToken: ChangeToken?
 
     init(library: PhotoLibrary, root: String, options: FolderMirrorOptions) {
@@ -54,7 +56,7 @@ actor MirrorEngine {
 
     // MARK: State
 
-    private func loadedModel() throws(SyncError) -> MirrorModel {
+    func loadedModel() throws(SyncError) -> MirrorModel {
         if let model { return model }
         let loaded = try Self.loadModel(library: library, root: root)
         model = loaded
@@ -140,239 +142,7 @@ actor MirrorEngine {
         return summary
     }
 
-    // MARK: Partial passes (the watcher)
-
-    /// Reconciles a set of paths (files or directories, present or gone) against the mirror.
-    ///
-    /// - Returns: the pass's summary and the paths to retry (still being written).
-    func reconcile(paths: Set<String>, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) -> (ScanSummary, [String]) {
-        let rootStamp = try checkRoot()
-        // Only the outermost paths: a directory's walk covers what is inside it.
-        let sorted = paths.sorted()
-        var scope: [String] = []
-        for path in sorted where !scope.contains(where: { FileSystem.isWithin(path, $0) }) { scope.append(path) }
-        var snapshot = DiskSnapshot()
-        var walker = DiskWalker(root: root, ignore: ignore)
-        for path in scope {
-            guard let (stamp, mode) = FileSystem.stamp(path.isEmpty ? root : root + "/" + path) else { continue }
-            if ancestorIgnored(path, isDirectory: mode == S_IFDIR, walker.ignore) { continue }
-            if mode == S_IFDIR {
-                snapshot.directories[path] = stamp
-                walker.walk(path, into: &snapshot)
-            } else if mode == S_IFREG {
-                if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) {
-                    snapshot.cookies.append(path)
-                } else {
-                    snapshot.files.append((path, stamp))
-                }
-            } else {
-                snapshot.skipped.append(SkippedFile(path: path, reason: mode == S_IFLNK ? "symbolic link (not followed)" : "not a regular file"))
-            }
-        }
-        ignore = walker.ignore
-        var retry: [String] = []
-        let summary = try reconcile(
-            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
-            retry: &retry)
-        return (summary, retry)
-    }
-
-    private func ancestorIgnored(_ path: String, isDirectory: Bool, _ rules: IgnoreRules) -> Bool {
-        if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) { return false }
-        return rules.isIgnored(relativePath: path, isDirectory: isDirectory)
-    }
-
-    // MARK: Reconcile
-
-    private func reconcile(
-        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
-        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
-    ) throws(SyncError) -> ScanSummary {
-        var retry: [String] = []
-        return try reconcile(
-            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
-            onBatch: onBatch, retry: &retry)
-    }
-
-    private func reconcile(
-        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
-        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
-        retry: inout [String]
-    ) throws(SyncError) -> ScanSummary {
-        // The plan is made against the state before the pass; the state itself is not held meanwhile, so the
-        // batches committed below update it in place (no copy of a large dictionary per batch).
-        let mirroredCount: Int
-        let plan: Reconciler.Plan
-        let filesFound = snapshot.files.count
-        do {
-            let model = try loadedModel()
-            mirroredCount = model.count
-            // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
-            if isFullScan && snapshot.files.isEmpty && !model.isEmpty {
-                let device = recordedDevice
-                let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
-                let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
-                logger.error("\(message)")
-                throw SyncError(.rootEmptied, message)
-            }
-            if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
-                device != rootStamp.device
-            {
-                let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
-                logger.error("\(message)")
-                throw SyncError(.rootEmptied, message)
-            }
-            // The plan takes the disk snapshot's files over (they become its list of files to hash).
-            var files: [(path: String, stamp: FileStamp)] = []
-            swap(&files, &snapshot.files)
-            if scope == [""] {
-                plan = Reconciler.plan(disk: consume files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
-            } else {
-                var recorded: [String: MirroredFile] = [:]
-                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-                plan = Reconciler.plan(disk: consume files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
-            }
-        }
-        var summary = ScanSummary()
-        summary.skipped = snapshot.skipped
-        summary.unchanged = plan.unchanged
-        var vanishedByHash: [String: [MirroredFile]] = [:]
-        for file in plan.vanished { vanishedByHash[file.contentHash, default: []].append(file) }
-
-        var batch = Batch()
-        var batchStart = ContinuousClock.now
-        func flushIfFull() throws(SyncError) {
-            if batch.fileCount >= options.batchFileLimit
-                || (batch.fileCount > 0 && ContinuousClock.now - batchStart >= options.batchTimeLimit)
-            {
-                summary.add(batch.counts)
-                try commit(batch, onBatch: onBatch)
-                summary.batches += 1
-                batch = Batch()
-                batchStart = ContinuousClock.now
-            }
-        }
-        // Renames recognised by their stamps (no file read) commit together, whatever their number: a
-        // renamed directory is one change, its album renamed with all its files at once, never an
-        // intermediate tree where half of its files are in each place.
-        for move in plan.stampMoves {
-            let record = MirroredFile(
-                relativePath: move.to, stamp: move.stamp, contentHash: move.from.contentHash,
-                assetIdentifier: move.from.assetIdentifier)
-            batch.moves.append((move.from, record))
-            batch.counts.moved += 1
-        }
-        if batch.fileCount > 0 {
-            summary.add(batch.counts)
-            try commit(batch, onBatch: onBatch)
-            summary.batches += 1
-            batch = Batch()
-            batchStart = ContinuousClock.now
-        }
-
-        // Room in the model for every file to hash, made once: its table does not double (holding the old and
-        // the new table at once) while the batches commit.
-        if var model = self.model, plan.toHash.count > options.batchFileLimit {
-            self.model = nil
-            model.reserveCapacity(model.count + plan.toHash.count)
-            self.model = model
-        }
-        var report = ScanProgress(phase: .hashing, filesFound: filesFound, filesToHash: plan.toHash.count)
-        report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
-        progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))
-        for candidate in plan.toHash {
-            if let known = notMedia[candidate.path], known == candidate.stamp { continue }
-            report.currentPath = candidate.path
-            progress?(report)
-            let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
-            let old = self.model?[path: candidate.path]
-            switch outcome {
-            case .hashed(let hashed):
-                notMedia[candidate.path] = nil
-                report.filesHashed += 1
-                report.bytesHashed += hashed.stamp.size
-                batch.counts.filesHashed += 1
-                batch.counts.bytesHashed += hashed.stamp.size
-                let action = Reconciler.decide(
-                    path: hashed.path, hash: hashed.hash, recorded: old, vanishedByHash: &vanishedByHash)
-                switch action {
-                case .restamp(let old):
-                    batch.restamps.append(MirroredFile(
-                        relativePath: old.relativePath, stamp: hashed.stamp, contentHash: hashed.hash,
-                        assetIdentifier: old.assetIdentifier))
-                    batch.counts.unchanged += 1
-                case .update(let old):
-                    noteProblems(hashed, into: &batch.counts)
-                    batch.updates.append((hashed, old))
-                    batch.counts.updated += 1
-                case .move(let from):
-                    batch.moves.append((from, MirroredFile(
-                        relativePath: hashed.path, stamp: hashed.stamp, contentHash: hashed.hash,
-                        assetIdentifier: from.assetIdentifier)))
-                    batch.counts.moved += 1
-                case .insert:
-                    noteProblems(hashed, into: &batch.counts)
-                    batch.inserts.append(hashed)
-                    batch.counts.inserted += 1
-                }
-            case .notMedia:
-                notMedia[candidate.path] = candidate.stamp
-                // A mirrored file replaced by something that is not media is gone as a photo.
-                if let old { vanishedByHash[old.contentHash, default: []].append(old) }
-            case .stillBeingWritten:
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "still being written"))
-                retry.append(candidate.path)
-            case .vanished:
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "vanished while being read"))
-            case .unreadable(let reason):
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
-            }
-            try flushIfFull()
-            // Cancelled (SIGINT/SIGTERM): the current batch is committed below, and the pass ends there.
-            if Task.isCancelled {
-                summary.interrupted = true
-                break
-            }
-        }
-        if batch.fileCount > 0 {
-            summary.add(batch.counts)
-            try commit(batch, onBatch: onBatch)
-            summary.batches += 1
-            batch = Batch()
-        }
-
-        // An interrupted pass has not read every file: what looks vanished may reappear among the files it did
-        // not hash, so it deletes nothing; the next pass continues from the batches committed.
-        if summary.interrupted { return summary }
-
-        // Deletions: what vanished and did not reappear.
-        let deletions = vanishedByHash.values.joined().sorted { $0.relativePath < $1.relativePath }
-        if !deletions.isEmpty {
-            let mirrored = mirroredCount
-            let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
-            if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
-                let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
-                logger.error("\(message)")
-                throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
-            }
-            progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
-            for chunk in stride(from: 0, to: deletions.count, by: max(1, options.batchFileLimit)) {
-                var deleting = Batch()
-                deleting.deletes = Array(deletions[chunk..<min(deletions.count, chunk + options.batchFileLimit)])
-                deleting.counts.deleted = deleting.deletes.count
-                summary.add(deleting.counts)
-                try commit(deleting, onBatch: onBatch)
-                summary.batches += 1
-            }
-        }
-        // Cookies last: everything before them is now in the library.
-        if !snapshot.cookies.isEmpty {
-            try processCookies(snapshot.cookies)
-        }
-        return summary
-    }
-
-    private func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
+    func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
         let problems = hashed.probe.metadata.problems
         guard !problems.isEmpty else { return }
         counts.metadataProblems[hashed.path] = problems.map(\.description)
@@ -446,10 +216,13 @@ actor MirrorEngine {
             var directory = FileSystem.parent(of: path)
             while dirty.insert(directory).inserted && !directory.isEmpty { directory = FileSystem.parent(of: directory) }
         }
-        for file in batch.deletes { model.remove(file.relativePath); touch(file.relativePath) }
-        for (from, _) in batch.moves {
-            model.remove(from.relativePath)
-            touch(from.relativePath)
+        // A path is removed only while it still records the file removed from it: an earlier batch of the pass
+        // may have moved another file there (a rotation of names).
+        var removedPaths: [String] = []
+        for file in batch.deletes + batch.moves.map(\.from) where model.records(file) {
+            model.remove(file.relativePath)
+            removedPaths.append(file.relativePath)
+            touch(file.relativePath)
         }
         for (_, to) in batch.moves {
             model.set(to)
@@ -527,8 +300,7 @@ actor MirrorEngine {
             }
 
             // Mirror state: removals first (a path may be both the source of one move and the target of another).
-            for file in batch.deletes { mirror.removeFile(file.relativePath) }
-            for (from, _) in batch.moves { mirror.removeFile(from.relativePath) }
+            for path in removedPaths { mirror.removeFile(path) }
             for (_, to) in batch.moves {
                 mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
             }

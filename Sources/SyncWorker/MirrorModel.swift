@@ -281,6 +281,12 @@ struct MirrorModel: RecordedFiles {
         return entry
     }
 
+    /// Whether the model records `file` at its path (the same asset and content).
+    func records(_ file: MirroredFile) -> Bool {
+        guard let now = self[path: file.relativePath] else { return false }
+        return now.assetIdentifier == file.assetIdentifier && now.contentHash == file.contentHash
+    }
+
     mutating func remove(_ path: String) {
         if packed.removeValue(forKey: path) != nil {
             count(path, -1)
@@ -308,10 +314,12 @@ struct MirrorModel: RecordedFiles {
 
     /// The recorded files at `path` or below it.
     ///
-    /// - Complexity: O(*n*) in the files of the whole model.
+    /// - Complexity: O(1) when no file is recorded below `path`; else O(*n*) in the files of the whole model.
     func files(within path: String) -> [String: MirroredFile] {
         var result: [String: MirroredFile] = [:]
         if let file = packed[path] { result[path] = unpack(path, file) }
+        // Nothing below it (a file's path, the common case of a watch round): no pass over the model.
+        if path.isEmpty ? packed.isEmpty : directCount[path] == nil && belowCount[path] == nil { return result }
         let prefix = path.isEmpty ? "" : path + "/"
         for (key, file) in packed where key.hasPrefix(prefix) { result[key] = unpack(key, file) }
         return result

@@ -1,0 +1,116 @@
+import FolderWatch
+import MediaProbe
+import Synchronization
+
+/// What the watcher's event reader hands the watch loop: the pending paths (``PendingPaths``), sync cookies,
+/// rescans, and the watcher's state.
+final class WatchQueue: Sendable {
+    struct State {
+        var pending = PendingPaths()
+        /// Cookie files seen, in order.
+        var cookies: [String] = []
+        /// Subtrees to rescan, with why.
+        var rescans: [(path: String, reason: String)] = []
+        var ignoreRulesChanged = false
+        var rootGone = false
+        var finished = false
+        var watchLimit: String?
+    }
+
+    /// What one tick of the watch loop takes from the queue.
+    struct Taken {
+        /// The paths of the groups that are ready (every pending path, when a cookie came).
+        var ready: [String]
+        var round: WatchRound
+        var cookies: [String]
+        var rescans: [(path: String, reason: String)]
+        var ignoreRulesChanged: Bool
+        var rootGone: Bool
+        var finished: Bool
+        var watchLimit: String?
+        /// Nothing is pending any more (besides what was taken).
+        var isIdle: Bool { round.stillPending.isEmpty }
+    }
+
+    let state = Mutex(State())
+
+    func add(_ event: FolderWatchEvent, at now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            func noteIgnoreFile(_ path: String) {
+                if FileSystem.name(of: path) == IgnoreRules.fileName { state.ignoreRulesChanged = true }
+            }
+            func isCookie(_ path: String) -> Bool {
+                FileSystem.parent(of: path).isEmpty && path.hasPrefix(DiskWalker.cookiePrefix)
+            }
+            switch event {
+            case .fileChanged(let path):
+                if isCookie(path) {
+                    state.cookies.append(path)
+                } else {
+                    noteIgnoreFile(path)
+                    state.pending.touch(path, at: now)
+                }
+            case .fileWritten(let path):
+                if !isCookie(path) {
+                    noteIgnoreFile(path)
+                    state.pending.written(path, at: now)
+                }
+            case .fileClosed(let path):
+                if !isCookie(path) {
+                    noteIgnoreFile(path)
+                    state.pending.closed(path, at: now)
+                }
+            case .removed(let path):
+                if !isCookie(path) {
+                    noteIgnoreFile(path)
+                    state.pending.removed(path, at: now)
+                }
+            case .moved(let from, let to, let isDirectory):
+                noteIgnoreFile(from)
+                noteIgnoreFile(to)
+                state.pending.moved(from: from, to: to, isDirectory: isDirectory, at: now)
+            case .directoryAppeared(let path):
+                state.pending.touch(path, at: now)
+            case .rescanNeeded(let path, let reason):
+                state.rescans.append((path, reason))
+            case .rootGone:
+                state.rootGone = true
+            case .watchLimitReached(_, let message):
+                state.watchLimit = message
+            }
+        }
+    }
+
+    /// Takes what is ready: the groups that settled, or everything when a cookie came (a barrier).
+    ///
+    /// - Parameters:
+    ///   - settle: how long a group must be quiet (``FolderMirrorOptions/settleInterval``).
+    ///   - openLimit: how long a file written and not closed must be quiet
+    ///     (``FolderMirrorOptions/openFileSettleInterval``).
+    func take(at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration) -> Taken {
+        state.withLock { state in
+            let isBarrier = !state.cookies.isEmpty
+            let horizon = state.pending.sequence
+            let ready = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
+            let round = WatchRound(
+                horizon: horizon, pendingFloor: state.pending.floor, stillPending: state.pending.isEmpty ? [] : state.pending.paths,
+                isBarrier: isBarrier, now: now)
+            defer {
+                state.cookies = []
+                state.rescans = []
+                state.ignoreRulesChanged = false
+                state.watchLimit = nil
+            }
+            return Taken(
+                ready: ready, round: round, cookies: state.cookies, rescans: state.rescans,
+                ignoreRulesChanged: state.ignoreRulesChanged, rootGone: state.rootGone, finished: state.finished,
+                watchLimit: state.watchLimit)
+        }
+    }
+
+    /// Marks paths again, to be reconciled once quiet (files that were still being written).
+    func retry(_ paths: [String], at now: ContinuousClock.Instant = .now) {
+        guard !paths.isEmpty else { return }
+        state.withLock { state in for path in paths { state.pending.touch(path, at: now) } }
+    }
+}
