@@ -60,18 +60,20 @@ extension MirrorEngine {
     /// - Parameters:
     ///   - retry: receives the paths still being written (to try again later).
     ///   - extraSources: recorded files outside the scope that left their path (a watch round's held files).
+    ///   - reservedInodes: inodes of files left to later rounds: sources with them are not claimed by content.
     ///   - isKept: recorded paths the pass leaves alone besides those under unreadable directories (a watch
     ///     round's paths pending for later rounds).
     ///   - vanished: delete what vanished, or hold it (a watch round).
     func reconcile(
         scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: BatchHandler?, retry: inout [String],
-        extraSources: [MirroredFile] = [], isKept: ((String) -> Bool)? = nil, vanished policy: VanishedPolicy = .delete
+        extraSources: [MirroredFile] = [], reservedInodes: Set<FileInode> = [], isKept: ((String) -> Bool)? = nil,
+        vanished policy: VanishedPolicy = .delete
     ) throws(SyncError) -> ScanSummary {
         let filesFound = snapshot.files.count
         let (plan, mirroredCount) = try makePlan(
             scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, extraSources: extraSources,
-            isKept: isKept)
+            reservedInodes: reservedInodes, isKept: isKept)
         var pass = ReconcilePass(plan: plan, filesFound: filesFound)
         pass.summary.skipped = snapshot.skipped
         try commitStampMoves(plan.stampMoves, &pass, onBatch: onBatch)
@@ -101,7 +103,7 @@ extension MirrorEngine {
     /// The safety checks of a full scan, then the plan against the state before the pass.
     private func makePlan(
         scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool, extraSources: [MirroredFile],
-        isKept: ((String) -> Bool)?
+        reservedInodes: Set<FileInode>, isKept: ((String) -> Bool)?
     ) throws(SyncError) -> (Reconciler.Plan, mirroredCount: Int) {
         // The plan is made against the state before the pass; the state itself is not held meanwhile, so the
         // batches committed below update it in place (no copy of a large dictionary per batch).
@@ -126,11 +128,15 @@ extension MirrorEngine {
         var files: [(path: String, stamp: FileStamp)] = []
         swap(&files, &snapshot.files)
         if scope == [""] {
-            return (Reconciler.plan(disk: consume files, recorded: model, extraSources: extraSources, isKept: kept), model.count)
+            let plan = Reconciler.plan(
+                disk: consume files, recorded: model, extraSources: extraSources, reservedInodes: reservedInodes, isKept: kept)
+            return (plan, model.count)
         }
         var recorded: [String: MirroredFile] = [:]
         for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-        return (Reconciler.plan(disk: consume files, recorded: recorded, extraSources: extraSources, isKept: kept), model.count)
+        let plan = Reconciler.plan(
+            disk: consume files, recorded: recorded, extraSources: extraSources, reservedInodes: reservedInodes, isKept: kept)
+        return (plan, model.count)
     }
 
     /// Renames recognised by their stamps (no file read) commit together, whatever their number: a renamed

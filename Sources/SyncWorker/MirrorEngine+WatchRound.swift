@@ -35,7 +35,8 @@ extension MirrorEngine {
         var retry: [String] = []
         let summary = try reconcile(
             scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
-            retry: &retry, extraSources: held, isKept: round.isPending, vanished: .hold(round))
+            retry: &retry, extraSources: held, reservedInodes: held.isEmpty ? [] : pendingInodes(round),
+            isKept: round.isPending, vanished: .hold(round))
         return (summary, retry)
     }
 
@@ -48,6 +49,18 @@ extension MirrorEngine {
         let deletions = heldFiles.settle(vanished: [], round: round, model: model, root: root, limit: heldFileLimit)
         try commitDeletions(deletions, mirroredCount: model.count, filesFound: 0, into: &summary, progress: nil, onBatch: onBatch)
         return summary
+    }
+
+    /// The inodes of the files still pending for later rounds: a held file found there is theirs to claim (the
+    /// file itself, renamed and touched), never a copy's in this round.
+    ///
+    /// - Complexity: one `lstat` per pending path; only asked when files are held.
+    private func pendingInodes(_ round: WatchRound) -> Set<FileInode> {
+        var inodes = Set<FileInode>()
+        for path in round.stillPending {
+            if let (stamp, mode) = FileSystem.stamp(root + "/" + path), mode == S_IFREG { inodes.insert(FileInode(stamp)) }
+        }
+        return inodes
     }
 
     /// What the disk shows under the round's scope, without the paths still pending for other rounds.

@@ -88,6 +88,14 @@ struct MoveSources {
         }
     }
 
+    /// Reserves the sources with these inodes (files still pending elsewhere, for a later round's claim).
+    mutating func reserve(inodes: Set<FileInode>) {
+        guard !inodes.isEmpty else { return }
+        for (inode, indexes) in byInode where inodes.contains(inode) {
+            for index in indexes { sources[index].reserved = true }
+        }
+    }
+
     /// Claims the source that is this very file (same identity), renamed to `path`.
     mutating func claim(identityOf stamp: FileStamp, at path: String) -> MirroredFile? {
         guard let candidates = byIdentity[FileIdentity(stamp)] else { return nil }

@@ -77,13 +77,15 @@ enum Reconciler {
     ///   - recorded: the mirrored files in the scope.
     ///   - extraSources: recorded files outside the scope known to have left their path (a watch round's held
     ///     files), offered as move sources too.
+    ///   - reservedInodes: inodes of files outside the scope (still pending for a later round): sources with
+    ///     one of them are left to that file, never claimed by content alone.
     ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
     ///     directories).
     /// - Complexity: O(*n* log *n*) in the files of the scope. The files to hash are filtered in place from
     ///   `disk` (no second copy); a set of the disk's paths is made only when recorded files are gone.
     static func plan(
         disk: consuming [(path: String, stamp: FileStamp)], recorded: some RecordedFiles, extraSources: [MirroredFile] = [],
-        isKept: (String) -> Bool
+        reservedInodes: Set<FileInode> = [], isKept: (String) -> Bool
     ) -> Plan {
         var plan = Plan()
         var found = 0
@@ -122,6 +124,7 @@ enum Reconciler {
         gone.append(contentsOf: extraSources)
         gone.sort { $0.relativePath < $1.relativePath }
         plan.sources = MoveSources(gone: gone, replaced: replaced)
+        plan.sources.reserve(inodes: reservedInodes)
         plan.sources.reserve(inodesOf: plan.toHash.lazy.filter {
             if case .sameFile = Kind(stamp: $0.stamp, recorded: recorded[path: $0.path]) { false } else { true }
         })
