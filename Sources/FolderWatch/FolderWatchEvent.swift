@@ -9,9 +9,10 @@
 /// (the creation), `.fileWritten`, `.fileClosed`.
 ///
 /// ## Changes in this version
-/// `.fileWritten` and `.fileClosed` are new. Before, a close after writing was reported as `.fileChanged`, and
-/// writes themselves were not reported at all; a consumer that treats every file event alike ("stat it
-/// again") handles the three cases the same way.
+/// `.fileWritten`, `.fileClosed` and `.marker` are new. Before, a close after writing was reported as
+/// `.fileChanged`, and writes themselves were not reported at all; a consumer that treats every file event
+/// alike ("stat it again") handles the three cases the same way. A consumer that never calls
+/// ``FolderWatcher/requestMarker()`` never receives `.marker`.
 public enum FolderWatchEvent: Sendable, Hashable {
     /// A file was created, had its attributes changed (`touch`, `chmod`), or was moved in from outside the
     /// tree: stat it again.
@@ -54,6 +55,10 @@ public enum FolderWatchEvent: Sendable, Hashable {
     /// After an overflow the watcher has already walked the whole tree again and watches every directory in
     /// it when this is sent, so a rescan started on receipt misses nothing.
     case rescanNeeded(String, reason: String)
+
+    /// The answer to ``FolderWatcher/requestMarker()``: every event about a change made before that call was
+    /// sent before this one.
+    case marker(UInt64)
 
     /// The root itself was deleted, moved away or unmounted (IN_DELETE_SELF/IN_MOVE_SELF/IN_UNMOUNT on root).
     /// The last event: the stream finishes after it.

@@ -113,6 +113,19 @@ public final class FolderWatcher: Sendable {
         continuation.finish()
     }
 
+    /// Asks for a ``FolderWatchEvent/marker(_:)`` event: it is sent after every event about a change made before
+    /// the call. Once the consumer receives it, it has received all of them — Watchman's cookie, without a
+    /// file in the tree.
+    ///
+    /// The reader reads everything the kernel has queued for the watcher, then sends the marker (after any
+    /// rename still waiting for its second half, so order is kept). While the watcher holds its events
+    /// (``FolderWatchOptions/holdsEventsUntilResumed``), markers wait too.
+    ///
+    /// - Returns: the marker's number: 1 for the first, then one more each call.
+    public func requestMarker() -> UInt64 {
+        control.requestMarker()
+    }
+
     /// Lets the reader start reading when ``FolderWatchOptions/holdsEventsUntilResumed`` was set (for tests that
     /// fill the kernel's queue). Does nothing otherwise.
     package func resumeReading() {

@@ -122,6 +122,7 @@ final class WatchEngine {
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, options.readBufferSize), alignment: 8)
         defer { buffer.deallocate() }
         var holding = options.holdsEventsUntilResumed
+        var markers: [UInt64] = []
         while !isFinished {
             var fds = [
                 pollfd(fd: holding ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
@@ -132,29 +133,47 @@ final class WatchEngine {
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(control.wakeDescriptor, &drain, drain.count) > 0 {}
-                let state = control.state.withLock { $0 }
+                let state = control.state.withLock { state in
+                    defer { state.markers = [] }
+                    return state
+                }
                 if state.stopRequested { return }
                 if state.resumeRequested { holding = false }
+                markers += state.markers
             }
-            if !holding && fds[0].revents != 0 {
-                let count = read(descriptor, buffer.baseAddress, buffer.count)
-                if count > 0 {
-                    batch += 1
-                    process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    let deadline = ContinuousClock.now + options.moveGracePeriod
-                    for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
-                        pendingMoves[cookie]?.deadline = deadline
-                    }
-                } else if count < 0 && errno == EINVAL {
-                    // The next event does not fit (a long name): grow the buffer.
-                    let larger = buffer.count * 2
-                    buffer.deallocate()
-                    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
-                }
+            if !holding && !markers.isEmpty {
+                // Everything the kernel queued before the markers were asked for, then the markers.
+                while !isFinished && readOnce(&buffer) {}
+                for marker in markers { append(.marker(marker)) }
+                markers = []
+            } else if !holding && fds[0].revents != 0 {
+                _ = readOnce(&buffer)
             }
             if !isFinished { resolveExpiredMoves() }
             flush()
         }
+    }
+
+    /// One read(2) of the inotify descriptor, translated; whether it returned events.
+    private func readOnce(_ buffer: inout UnsafeMutableRawBufferPointer) -> Bool {
+        let count = read(descriptor, buffer.baseAddress, buffer.count)
+        if count > 0 {
+            batch += 1
+            process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            let deadline = ContinuousClock.now + options.moveGracePeriod
+            for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
+                pendingMoves[cookie]?.deadline = deadline
+            }
+            return true
+        }
+        if count < 0 && errno == EINVAL {
+            // The next event does not fit (a long name): grow the buffer, and read again.
+            let larger = buffer.count * 2
+            buffer.deallocate()
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
+            return true
+        }
+        return false
     }
 
     /// -1 (wait forever) unless a rename waits for its pair: then the milliseconds until its deadline.

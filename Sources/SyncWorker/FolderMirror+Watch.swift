@@ -88,7 +88,9 @@ extension FolderMirror {
         let tick = min(options.settleInterval / 4, .milliseconds(50))
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
-            let taken = queue.take(at: .now, settle: options.settleInterval, openLimit: options.openFileSettleInterval)
+            let taken = queue.take(
+                at: .now, settle: options.settleInterval, openLimit: options.openFileSettleInterval,
+                requestMarker: { watcher.requestMarker() })
             try report(taken, &loop)
             if let reason = fullRescanReason(taken, loop) {
                 try await fullScan(reason, progress: nil, loop: loop)

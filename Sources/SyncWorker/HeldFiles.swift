@@ -7,10 +7,16 @@ import PhotoLibrary
 ///
 /// A held file stays what it was — in the engine's model and in the library, asset and mirror state — and is
 /// offered to every later round as the source of a move (by stamp identity and by content), whatever that
-/// round's scope. It is deleted once every path pending when it vanished has been reconciled (a round's
-/// ``WatchRound/pendingFloor`` is past its ``WatchRound/horizon``), at a barrier, by a full scan (which sees
-/// it gone and judges it with everything else), or at the latest ``limit`` after it vanished, so that
-/// perpetual activity elsewhere (a file written for hours) cannot hold it forever.
+/// round's scope. It is deleted once every path pending when it vanished has been reconciled, at a barrier,
+/// by a full scan (which sees it gone and judges it with everything else), or at the latest
+/// ``limit(settle:)`` after it vanished, so that perpetual activity elsewhere (a file written for hours)
+/// cannot hold it forever.
+///
+/// "Pending when it vanished" includes the events still on their way: the round that finds a file gone asks
+/// the watcher for a marker (``WatchRound/requestMarker``), and the file's horizon is the sequence number
+/// of the pending work when that marker arrives — every event about a change made before the file was found
+/// gone (where it went) has a number up to it. The file is deleted once no pending path has a number up to
+/// its horizon (``WatchRound/pendingFloor``).
 ///
 /// Memory only: a crash forgets the hold, and the next pass finds the file gone (the library still records
 /// it) and judges it then. A held file whose path shows something again, or that the model no longer records
@@ -18,8 +24,10 @@ import PhotoLibrary
 struct HeldFiles {
     struct Entry {
         let file: MirroredFile
-        /// The round's horizon when the file vanished: paths pending then have a sequence number up to this.
-        let horizon: UInt64
+        /// The marker asked for when the file was found gone.
+        let marker: UInt64
+        /// The sequence number of the pending work when that marker (or a later one) arrived: nil until then.
+        var horizon: UInt64?
         let since: ContinuousClock.Instant
     }
 
@@ -58,16 +66,22 @@ struct HeldFiles {
     ) -> [MirroredFile] {
         var deletions: [MirroredFile] = []
         for (path, entry) in entries where !Self.isValid(entry, model: model, root: root) { entries[path] = nil }
+        var marker: UInt64?
         for file in vanished {
-            if FileSystem.stamp(root + "/" + file.relativePath) != nil {
+            if round.isBarrier || FileSystem.stamp(root + "/" + file.relativePath) != nil {
                 entries[file.relativePath] = nil
                 deletions.append(file)
             } else if entries[file.relativePath] == nil {
-                entries[file.relativePath] = Entry(file: file, horizon: round.horizon, since: round.now)
+                if marker == nil { marker = round.requestMarker() }
+                entries[file.relativePath] = Entry(file: file, marker: marker!, since: round.now)
             }
         }
-        for (path, entry) in entries {
-            let pendingDone = round.pendingFloor.map { entry.horizon < $0 } ?? true
+        for (path, var entry) in entries {
+            if entry.horizon == nil, let last = round.lastMarker, last.id >= entry.marker {
+                entry.horizon = last.sequence
+                entries[path] = entry
+            }
+            let pendingDone = entry.horizon.map { horizon in round.pendingFloor.map { horizon < $0 } ?? true } ?? false
             if round.isBarrier || pendingDone || round.now - entry.since >= limit {
                 deletions.append(entry.file)
                 entries[path] = nil

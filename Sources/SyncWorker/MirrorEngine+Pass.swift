@@ -61,19 +61,21 @@ extension MirrorEngine {
     ///   - retry: receives the paths still being written (to try again later).
     ///   - extraSources: recorded files outside the scope that left their path (a watch round's held files).
     ///   - reservedInodes: inodes of files left to later rounds: sources with them are not claimed by content.
+    ///   - findsOutside: a file at a new path may be a move of a file recorded outside the scope (a watch round,
+    ///     whose events may lag behind the disk); needs the model's inode index.
     ///   - isKept: recorded paths the pass leaves alone besides those under unreadable directories (a watch
     ///     round's paths pending for later rounds).
     ///   - vanished: delete what vanished, or hold it (a watch round).
     func reconcile(
         scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: BatchHandler?, retry: inout [String],
-        extraSources: [MirroredFile] = [], reservedInodes: Set<FileInode> = [], isKept: ((String) -> Bool)? = nil,
-        vanished policy: VanishedPolicy = .delete
+        extraSources: [MirroredFile] = [], reservedInodes: Set<FileInode> = [], findsOutside: Bool = false,
+        isKept: ((String) -> Bool)? = nil, vanished policy: VanishedPolicy = .delete
     ) throws(SyncError) -> ScanSummary {
         let filesFound = snapshot.files.count
         let (plan, mirroredCount) = try makePlan(
             scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, extraSources: extraSources,
-            reservedInodes: reservedInodes, isKept: isKept)
+            reservedInodes: reservedInodes, findsOutside: findsOutside, isKept: isKept)
         var pass = ReconcilePass(plan: plan, filesFound: filesFound)
         pass.summary.skipped = snapshot.skipped
         try commitStampMoves(plan.stampMoves, &pass, onBatch: onBatch)
@@ -103,7 +105,7 @@ extension MirrorEngine {
     /// The safety checks of a full scan, then the plan against the state before the pass.
     private func makePlan(
         scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool, extraSources: [MirroredFile],
-        reservedInodes: Set<FileInode>, isKept: ((String) -> Bool)?
+        reservedInodes: Set<FileInode>, findsOutside: Bool, isKept: ((String) -> Bool)?
     ) throws(SyncError) -> (Reconciler.Plan, mirroredCount: Int) {
         // The plan is made against the state before the pass; the state itself is not held meanwhile, so the
         // batches committed below update it in place (no copy of a large dictionary per batch).
@@ -124,18 +126,27 @@ extension MirrorEngine {
             throw SyncError(.rootEmptied, message)
         }
         let kept: (String) -> Bool = { path in snapshot.isUnderUnreadableDirectory(path) || isKept?(path) == true }
+        let root = self.root
+        let outside: ((FileStamp, String) -> MirroredFile?)? = !findsOutside ? nil : { stamp, path in
+            guard let other = model.path(ofInode: FileInode(stamp)), other != path, let file = model[path: other] else { return nil }
+            // Still at its recorded path (a hard link): not a move.
+            if let (now, _) = FileSystem.stamp(root + "/" + other), FileInode(now) == FileInode(stamp) { return nil }
+            return file
+        }
         // The plan takes the disk snapshot's files over (they become its list of files to hash).
         var files: [(path: String, stamp: FileStamp)] = []
         swap(&files, &snapshot.files)
         if scope == [""] {
             let plan = Reconciler.plan(
-                disk: consume files, recorded: model, extraSources: extraSources, reservedInodes: reservedInodes, isKept: kept)
+                disk: consume files, recorded: model, extraSources: extraSources, reservedInodes: reservedInodes,
+                outside: outside, isKept: kept)
             return (plan, model.count)
         }
         var recorded: [String: MirroredFile] = [:]
         for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
         let plan = Reconciler.plan(
-            disk: consume files, recorded: recorded, extraSources: extraSources, reservedInodes: reservedInodes, isKept: kept)
+            disk: consume files, recorded: recorded, extraSources: extraSources, reservedInodes: reservedInodes,
+            outside: outside, isKept: kept)
         return (plan, model.count)
     }
 
@@ -258,13 +269,14 @@ extension MirrorEngine {
     /// a rotation of names, or half of a swap.
     private func commitReplacingFiles(_ pass: inout ReconcilePass, onBatch: BatchHandler?) throws(SyncError) {
         guard !pass.held.isEmpty || !pass.deferredMoves.isEmpty else { return }
-        let model = self.model
+        // (The model is read in place, never held in a local: the commit below changes it, and a second
+        // reference would make that change copy every table.)
         var replacing: [Reconciler.Replacing] = []
         var notMediaPaths: [String] = []
         for read in pass.held {
             switch read {
             case .media(let hashed):
-                replacing.append(Reconciler.Replacing(path: hashed.path, stamp: hashed.stamp, hash: hashed.hash, recorded: model?[path: hashed.path]))
+                replacing.append(Reconciler.Replacing(path: hashed.path, stamp: hashed.stamp, hash: hashed.hash, recorded: self.model?[path: hashed.path]))
             case .notMedia(let path):
                 notMediaPaths.append(path)
             }
@@ -286,7 +298,7 @@ extension MirrorEngine {
         let targets = decisions.compactMap { if case .move = $0.action { $0.path } else { nil } }
             + pass.deferredMoves.map(\.to) + notMediaPaths
         for path in targets where !pass.sources.isClaimed(path: path) {
-            guard let displaced = model?[path: path] else { continue }
+            guard let displaced = self.model?[path: path] else { continue }
             pass.batch.deletes.append(displaced)
             pass.batch.counts.deleted += 1
         }

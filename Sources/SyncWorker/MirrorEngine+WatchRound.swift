@@ -30,13 +30,19 @@ extension MirrorEngine {
             scope.append(path)
         }
         var snapshot = snapshot(of: scope, leavingOut: round)
-        let model = try loadedModel()
-        let held = heldFiles.sources(outside: scope, isKept: round.isPending, model: model, root: root)
+        _ = try loadedModel()
+        model?.indexInodes()
+        let held = heldSources(outside: scope, round: round)
         var retry: [String] = []
         let summary = try reconcile(
             scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
-            retry: &retry, extraSources: held, reservedInodes: held.isEmpty ? [] : pendingInodes(round),
+            retry: &retry, extraSources: held, reservedInodes: held.isEmpty ? [] : pendingInodes(round), findsOutside: true,
             isKept: round.isPending, vanished: .hold(round))
+        logger.debug("""
+            watch round over \(scope.count) paths (\(paths.count - scope.count) left to pending ones), \
+            \(round.stillPending.count) still pending, \(held.count) held offered: \(summary.inserted) inserted, \
+            \(summary.updated) updated, \(summary.moved) moved, \(summary.deleted) deleted, \(heldFiles.entries.count) held
+            """, metadata: ["scope": "\(scope)"])
         return (summary, retry)
     }
 
@@ -45,10 +51,19 @@ extension MirrorEngine {
     func releaseHeldFiles(round: WatchRound, onBatch: BatchHandler?) throws(SyncError) -> ScanSummary {
         var summary = ScanSummary()
         guard !heldFiles.isEmpty else { return summary }
-        let model = try loadedModel()
+        _ = try loadedModel()
+        guard let model = self.model else { return summary }
         let deletions = heldFiles.settle(vanished: [], round: round, model: model, root: root, limit: heldFileLimit)
-        try commitDeletions(deletions, mirroredCount: model.count, filesFound: 0, into: &summary, progress: nil, onBatch: onBatch)
+        let mirroredCount = model.count
+        _ = consume model  // (not held across the commit, which changes the engine's model)
+        try commitDeletions(deletions, mirroredCount: mirroredCount, filesFound: 0, into: &summary, progress: nil, onBatch: onBatch)
         return summary
+    }
+
+    /// The held files this round may claim besides those of its scope.
+    private func heldSources(outside scope: [String], round: WatchRound) -> [MirroredFile] {
+        guard !heldFiles.isEmpty, let model else { return [] }
+        return heldFiles.sources(outside: scope, isKept: round.isPending, model: model, root: root)
     }
 
     /// The inodes of the files still pending for later rounds: a held file found there is theirs to claim (the

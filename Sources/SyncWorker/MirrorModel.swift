@@ -158,6 +158,9 @@ struct MirrorModel: RecordedFiles {
     private(set) var directCount: [String: Int] = [:]
     /// Media files in a directory's subdirectories.
     private(set) var belowCount: [String: Int] = [:]
+    /// The recorded path of each inode, once ``indexInodes()`` was called (the watcher's rounds; a scan never
+    /// needs it). One path per inode: of hard-linked files, the last one set.
+    private var inodeIndex: [FileInode: String]?
 
     init() {}
 
@@ -253,7 +256,31 @@ struct MirrorModel: RecordedFiles {
         let entry = hash.withUTF8 { hash in
             asset.withUTF8 { asset in pack(file.relativePath, file.stamp, hash: hash, asset: file.assetIdentifier == nil ? nil : asset) }
         }
-        if packed.updateValue(entry, forKey: file.relativePath) == nil { count(file.relativePath, +1) }
+        let old = packed.updateValue(entry, forKey: file.relativePath)
+        if old == nil { count(file.relativePath, +1) }
+        if inodeIndex != nil {
+            if let old { unindex(old.stamp, at: file.relativePath) }
+            inodeIndex?[FileInode(file.stamp)] = file.relativePath
+        }
+    }
+
+    /// Builds the index of paths by inode (``path(ofInode:)``), kept up to date from then on.
+    ///
+    /// - Complexity: O(*n*) once; then O(1) per file set or removed.
+    mutating func indexInodes() {
+        guard inodeIndex == nil else { return }
+        var index: [FileInode: String] = [:]
+        index.reserveCapacity(packed.count)
+        for (path, file) in packed { index[FileInode(file.stamp)] = path }
+        inodeIndex = index
+    }
+
+    /// The recorded path of a file by its device and inode (nil before ``indexInodes()``).
+    func path(ofInode inode: FileInode) -> String? { inodeIndex?[inode] }
+
+    private mutating func unindex(_ stamp: FileStamp, at path: String) {
+        let inode = FileInode(stamp)
+        if inodeIndex?[inode] == path { inodeIndex?[inode] = nil }
     }
 
     /// A file's packed entry (the one packing rule of ``set(_:)`` and of loading from the library): a hash or
@@ -288,8 +315,9 @@ struct MirrorModel: RecordedFiles {
     }
 
     mutating func remove(_ path: String) {
-        if packed.removeValue(forKey: path) != nil {
+        if let old = packed.removeValue(forKey: path) {
             count(path, -1)
+            if inodeIndex != nil { unindex(old.stamp, at: path) }
             if !otherHashes.isEmpty { otherHashes[path] = nil }
             if !otherAssets.isEmpty { otherAssets[path] = nil }
         }

@@ -21,7 +21,8 @@ struct FileInode: Hashable {
 /// origins of moves; each can be claimed once.
 ///
 /// A source is **gone** (its path is missing from disk, or holds something that is not media any more, or it
-/// was held from an earlier watch round) or **replaced** (its path holds another file now: another inode).
+/// was held from an earlier watch round), **replaced** (its path holds another file now: another inode), or
+/// **outside** the pass's scope (see ``Origin/outside``).
 ///
 /// Claims, strongest first:
 /// 1. ``claim(identityOf:at:)``: the same identity (device, inode, size, mtime) — the file itself, renamed.
@@ -36,6 +37,10 @@ struct MoveSources {
     enum Origin {
         case gone
         case replaced
+        /// Recorded outside the pass's scope, its path no longer holding its inode (a watch round found the file
+        /// at a new path before the event of its move came): claimed by identity only (1 or 2), and left alone
+        /// when nobody claims it.
+        case outside
     }
 
     private struct Source {
@@ -101,6 +106,9 @@ struct MoveSources {
         guard let candidates = byIdentity[FileIdentity(stamp)] else { return nil }
         return take(candidates.first { !sources[$0].claimed && sources[$0].file.relativePath != path })
     }
+
+    /// Whether a source has this file's inode, claimed or not.
+    func contains(inodeOf stamp: FileStamp) -> Bool { byInode[FileInode(stamp)] != nil }
 
     /// Whether an unclaimed source has this file's inode (its claim by ``claim(sameFileAs:hash:)`` should come
     /// before any claim by hash alone).

@@ -6,8 +6,10 @@
 ///   marked again, its group's quiet period starts over.
 /// - The two paths of a rename are one group: the move's source and destination are always reconciled in
 ///   the same round (so a rotation of names, `mv a b; mv c a`, is two moves, never an insert and an update).
-///   A renamed directory carries the paths pending below its old name to its new name (later events name
-///   them there) and takes them into its group, with the paths pending below the new name.
+///   A rename below a pending path (a directory renamed a moment ago: the kernel already names its files by
+///   the new name, the mirror still records them by the old one) joins that path's group. A renamed
+///   directory carries the paths pending below its old name to its new name (later events name them there)
+///   and takes them into its group, with the paths pending below the new name.
 /// - A group is **ready** once it has been quiet for the settle interval and none of its files is still
 ///   being written: a file written (`.fileWritten`) and not closed since (`.fileClosed`) waits for its
 ///   writer's close; a writer that never closes holds it until it has been quiet for the open-file interval.
@@ -72,9 +74,16 @@ struct PendingPaths {
     /// A rename inside the tree: one group for both paths (and, for a directory, for what is pending below
     /// either name, carried to the new name).
     ///
-    /// - Complexity: O(1) for a file; O(pending paths) for a directory.
+    /// - Complexity: O(depth) for a file; O(pending paths) for a directory.
     mutating func moved(from: String, to: String, isDirectory: Bool, at now: ContinuousClock.Instant) {
         var group = merge(mark(from, at: now), mark(to, at: now))
+        for path in [from, to] {
+            var ancestor = path
+            while !ancestor.isEmpty {
+                ancestor = FileSystem.parent(of: ancestor)
+                if let other = entries[ancestor]?.group { group = merge(group, other) }
+            }
+        }
         if isDirectory {
             let below = entries.keys.filter { $0.hasPrefix(from + "/") }
             for path in below { group = carry(path, to: to + path.dropFirst(from.count), joining: group) }

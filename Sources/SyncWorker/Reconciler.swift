@@ -79,13 +79,16 @@ enum Reconciler {
     ///     files), offered as move sources too.
     ///   - reservedInodes: inodes of files outside the scope (still pending for a later round): sources with
     ///     one of them are left to that file, never claimed by content alone.
+    ///   - outside: finds, for a file at a new path, a recorded file outside the scope with its device and
+    ///     inode whose path no longer holds it (a watch round that sees a file before the event of its move);
+    ///     nil for a full scan.
     ///   - isKept: recorded paths to keep even when the disk does not show them (under unreadable
     ///     directories).
     /// - Complexity: O(*n* log *n*) in the files of the scope. The files to hash are filtered in place from
     ///   `disk` (no second copy); a set of the disk's paths is made only when recorded files are gone.
     static func plan(
         disk: consuming [(path: String, stamp: FileStamp)], recorded: some RecordedFiles, extraSources: [MirroredFile] = [],
-        reservedInodes: Set<FileInode> = [], isKept: (String) -> Bool
+        reservedInodes: Set<FileInode> = [], outside: ((FileStamp, String) -> MirroredFile?)? = nil, isKept: (String) -> Bool
     ) -> Plan {
         var plan = Plan()
         var found = 0
@@ -120,10 +123,19 @@ enum Reconciler {
         disk.sort { $0.path < $1.path }
         plan.toHash = consume disk
         // Nothing gone or replaced: no move, and every candidate is hashed (the initial scan).
-        if gone.isEmpty && replaced.isEmpty && extraSources.isEmpty { return plan }
+        if gone.isEmpty && replaced.isEmpty && extraSources.isEmpty && outside == nil { return plan }
         gone.append(contentsOf: extraSources)
         gone.sort { $0.relativePath < $1.relativePath }
         plan.sources = MoveSources(gone: gone, replaced: replaced)
+        if let outside {
+            for candidate in plan.toHash where !plan.sources.contains(inodeOf: candidate.stamp) {
+                if case .sameFile = Kind(stamp: candidate.stamp, recorded: recorded[path: candidate.path]) { continue }
+                if let file = outside(candidate.stamp, candidate.path), recorded.stamp(at: file.relativePath) == nil {
+                    plan.sources.add(file, origin: .outside)
+                }
+            }
+            if plan.sources.isEmpty { return plan }
+        }
         plan.sources.reserve(inodes: reservedInodes)
         plan.sources.reserve(inodesOf: plan.toHash.lazy.filter {
             if case .sameFile = Kind(stamp: $0.stamp, recorded: recorded[path: $0.path]) { false } else { true }

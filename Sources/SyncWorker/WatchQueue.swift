@@ -15,6 +15,9 @@ final class WatchQueue: Sendable {
         var rootGone = false
         var finished = false
         var watchLimit: String?
+        /// The last marker received (``FolderWatcher/requestMarker()``), with the sequence number of the pending
+        /// work then: every event about a change made before it was asked for has that number or a lower one.
+        var lastMarker: (id: UInt64, sequence: UInt64)?
     }
 
     /// What one tick of the watch loop takes from the queue.
@@ -77,6 +80,8 @@ final class WatchQueue: Sendable {
                 state.rootGone = true
             case .watchLimitReached(_, let message):
                 state.watchLimit = message
+            case .marker(let id):
+                state.lastMarker = (id, state.pending.sequence)
             }
         }
     }
@@ -87,14 +92,16 @@ final class WatchQueue: Sendable {
     ///   - settle: how long a group must be quiet (``FolderMirrorOptions/settleInterval``).
     ///   - openLimit: how long a file written and not closed must be quiet
     ///     (``FolderMirrorOptions/openFileSettleInterval``).
-    func take(at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration) -> Taken {
+    ///   - requestMarker: asks the watcher for a marker (``FolderWatcher/requestMarker()``).
+    func take(
+        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration, requestMarker: @escaping @Sendable () -> UInt64
+    ) -> Taken {
         state.withLock { state in
             let isBarrier = !state.cookies.isEmpty
-            let horizon = state.pending.sequence
             let ready = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
             let round = WatchRound(
-                horizon: horizon, pendingFloor: state.pending.floor, stillPending: state.pending.isEmpty ? [] : state.pending.paths,
-                isBarrier: isBarrier, now: now)
+                pendingFloor: state.pending.floor, stillPending: state.pending.isEmpty ? [] : state.pending.paths,
+                lastMarker: state.lastMarker, requestMarker: requestMarker, isBarrier: isBarrier, now: now)
             defer {
                 state.cookies = []
                 state.rescans = []

@@ -48,7 +48,7 @@ final class MirrorConsumer: Sendable {
             case .directoryAppeared(let path), .rescanNeeded(let path, _):
                 files = files.filter { !Self.isSameOrBelow($0, path) }
                 files.formUnion(Self.scan(root: root, below: path, isIgnored: isIgnored))
-            case .rootGone, .watchLimitReached:
+            case .rootGone, .watchLimitReached, .marker:
                 break
             }
         }

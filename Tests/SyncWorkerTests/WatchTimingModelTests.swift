@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PhotoLibrary
 import SeededRandom
 import Testing
@@ -128,7 +129,18 @@ struct WatchTimingModelTests {
         }
     }
 
-    @Test("Random operations with random gaps around the settle interval, then the barrier: library == folder, identities kept", arguments: [31, 32, 33, 34] as [UInt64])
+    /// The seeds run: four in CI; `PHOTOSYNC_TIMING_SEEDS=1-40` or `=12,12,12` runs others (to explore, or to
+    /// replay one; timing makes a replay differ, so repeat it).
+    static let seeds: [UInt64] = {
+        guard let text = ProcessInfo.processInfo.environment["PHOTOSYNC_TIMING_SEEDS"] else { return [31, 32, 33, 34] }
+        return text.split(separator: ",").flatMap { part -> [UInt64] in
+            let bounds = part.split(separator: "-").compactMap { UInt64($0) }
+            guard let first = bounds.first, let last = bounds.last, first <= last else { return [] }
+            return Array(first...last)
+        }
+    }()
+
+    @Test("Random operations with random gaps around the settle interval, then the barrier: library == folder, identities kept", arguments: seeds)
     func randomTiming(seed: UInt64) async throws {
         let box = try Sandbox()
         var random = SplitMix64(seed: seed)
@@ -137,9 +149,15 @@ struct WatchTimingModelTests {
         for (index, path) in ["A/p0.jpg", "A/p1.jpg", "A/p2.jpg", "B/p0.jpg", "B/Deep1/p1.jpg", "C/p3.jpg"].enumerated() {
             box.write(path, Media.jpeg(index + 1))
         }
+        let start = ContinuousClock.now
         let mirror = try box.mirror {
             $0.settleInterval = Self.settle
             $0.allowMassDeletion = true
+            if ProcessInfo.processInfo.environment["PHOTOSYNC_TIMING_DEBUG"] != nil {
+                $0.logger = Logger(label: "seed \(seed) \(box.base.lastPathComponent.suffix(8))") { label in
+                    ElapsedLogHandler(label: label, start: start)
+                }
+            }
         }
         var log: [String] = []
         try await whileWatching(mirror) {
@@ -151,12 +169,13 @@ struct WatchTimingModelTests {
             for index in 0..<24 {
                 let pause = Self.gap(&random)
                 try await Task.sleep(for: pause)  // the gap under test
-                log.append("+\(pause) " + Self.step(box, &oracle, &random, variant: 1000 + index))
+                let elapsed = String(format: "%.3f", (ContinuousClock.now - start).seconds)
+                log.append("t=\(elapsed) " + Self.step(box, &oracle, &random, variant: 1000 + index))
             }
             try await Task.sleep(for: Self.gap(&random))
             try await mirror.sync()
 
-            let context = "seed \(seed):\n" + log.joined(separator: "\n")
+            let context = "seed \(seed) (\(box.base.lastPathComponent.suffix(8))):\n" + log.joined(separator: "\n")
             var expected = oracle.files.mapValues(\.bytes)
             expected["keep.jpg"] = Media.jpeg(0)
             try box.expectMirrors(expected)
@@ -172,5 +191,24 @@ struct WatchTimingModelTests {
             #expect(Set(journal.inserted).count <= oracle.created + mayChange, "inserted \(journal.inserted.count); \(context)")
             #expect(Set(journal.deleted).count <= oracle.removed + mayChange, "deleted \(journal.deleted.count); \(context)")
         }
+    }
+}
+
+/// Prints a mirror's log with the time since the test started, to read it beside the operations.
+struct ElapsedLogHandler: LogHandler {
+    let label: String
+    let start: ContinuousClock.Instant
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let elapsed = String(format: "%.3f", (ContinuousClock.now - start).seconds)
+        let extra = (event.metadata ?? [:]).map { "\($0)=\($1)" }.joined(separator: " ")
+        print("[\(label)] t=\(elapsed) \(event.message) \(extra)")
     }
 }
