@@ -22,7 +22,7 @@ func whileWatching(
     let task = Task { try await mirror.watch(onEvent: { log.add($0) }) }
     // The watch loop is up once it counts itself (its initial scan may still run: the barrier waits for it).
     // (Bounded, in case the watch fails to start: the task's error is then reported below.)
-    for _ in 0..<20_000 where mirror.watching.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+    await eventually(timeout: .seconds(20)) { mirror.watching.withLock { $0 } > 0 }
     do {
         try await body()
     } catch {
