@@ -60,6 +60,10 @@ final class WatchEngine {
     private var lastAppended: FolderWatchEvent?
     /// When `.fileWritten` was last sent, by path (see ``FolderWatchOptions/writeReportInterval``).
     private var writeReports: [String: ContinuousClock.Instant] = [:]
+    /// Events queued so far (wraps).
+    private var appended = 0
+    /// The last read held a write not reported (already reported within the interval).
+    private var writeSuppressed = false
     /// Counts the reads processed.
     private var batch = 0
     private(set) var isFinished = false
@@ -123,12 +127,17 @@ final class WatchEngine {
         defer { buffer.deallocate() }
         var holding = options.holdsEventsUntilResumed
         var markers: [UInt64] = []
+        // After a read whose events were all writes already reported (a large file being copied), the reader
+        // pauses briefly: the kernel merges the IN_MODIFY of one file while they wait in its queue, so a copy
+        // costs a few reads per second instead of one per write(2).
+        var pausedUntil: ContinuousClock.Instant?
         while !isFinished {
+            let paused = pausedUntil.map { ContinuousClock.now < $0 } ?? false
             var fds = [
-                pollfd(fd: holding ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: holding || paused ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: control.wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, pollTimeout())
+            let ready = poll(&fds, 2, paused ? pauseTimeout(until: pausedUntil!) : pollTimeout())
             if ready < 0 && errno != EINTR { return }
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
@@ -146,8 +155,10 @@ final class WatchEngine {
                 while !isFinished && readOnce(&buffer) {}
                 for marker in markers { append(.marker(marker)) }
                 markers = []
-            } else if !holding && fds[0].revents != 0 {
+            } else if !holding && !paused && fds[0].revents != 0 {
+                let sent = appended
                 _ = readOnce(&buffer)
+                pausedUntil = appended == sent && writeSuppressed ? ContinuousClock.now + Self.writePause : nil
             }
             if !isFinished { resolveExpiredMoves() }
             flush()
@@ -156,6 +167,7 @@ final class WatchEngine {
 
     /// One read(2) of the inotify descriptor, translated; whether it returned events.
     private func readOnce(_ buffer: inout UnsafeMutableRawBufferPointer) -> Bool {
+        writeSuppressed = false
         let count = read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 {
             batch += 1
@@ -174,6 +186,17 @@ final class WatchEngine {
             return true
         }
         return false
+    }
+
+    /// How long the reader pauses after a read that only repeated writes already reported.
+    static let writePause: Duration = .milliseconds(10)
+
+    /// The poll(2) timeout while paused: until the pause ends, or a rename's deadline if sooner.
+    private func pauseTimeout(until end: ContinuousClock.Instant) -> Int32 {
+        let remaining = ContinuousClock.now.duration(to: end)
+        let milliseconds = Int32(clamping: max(0, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000) + 1)
+        let other = pollTimeout()
+        return other < 0 ? milliseconds : min(other, milliseconds)
     }
 
     /// -1 (wait forever) unless a rename waits for its pair: then the milliseconds until its deadline.
@@ -299,7 +322,10 @@ final class WatchEngine {
             append(.fileClosed(path))
         } else if mask & InotifyMask.modify != 0 {
             let now = ContinuousClock.now
-            if let last = writeReports[path], now - last < options.writeReportInterval { return }
+            if let last = writeReports[path], now - last < options.writeReportInterval {
+                writeSuppressed = true
+                return
+            }
             append(.fileWritten(path))
             writeReports[path] = now
             if writeReports.count > 256 { pruneWriteReports() }
@@ -626,6 +652,7 @@ final class WatchEngine {
         }
         queue.append(.event(event))
         lastAppended = event
+        appended &+= 1
     }
 
     /// After another event about `path`, its next write is reported at once. (Entries older than the interval
