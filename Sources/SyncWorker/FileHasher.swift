@@ -25,8 +25,18 @@ enum FileHasher {
 
     /// - Parameters:
     ///   - stamp: the stamp the walk saw; the file must still have it before and after reading.
-    static func hash(root: String, path: String, stamp: FileStamp, timeZone: TimeZone) -> Outcome {
+    ///   - openFileQuiet: a file some process holds open for writing (``OpenWriterCheck``) is still being
+    ///     written unless it was last modified at least this long ago (a writer that never closes it); nil
+    ///     reads it whatever its writers.
+    static func hash(root: String, path: String, stamp: FileStamp, timeZone: TimeZone, openFileQuiet: Duration? = nil) -> Outcome {
         let absolute = root + "/" + path
+        if let openFileQuiet, OpenWriterCheck.isOpenForWriting(absolute) == true {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let quietNs = (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)) - stamp.mtimeNs
+            let (seconds, attoseconds) = openFileQuiet.components
+            if quietNs < seconds * 1_000_000_000 + attoseconds / 1_000_000_000 { return .stillBeingWritten }
+        }
         let probe: ProbeResult
         do {
             probe = try MediaProbe.probe(fileAt: absolute, timeZone: timeZone)

@@ -35,9 +35,13 @@ extension FolderMirror {
     /// ## Identity, whatever the timing
     /// A renamed or moved file keeps its identifier, also in a renamed directory, also when it was touched,
     /// however the renames, moves and touches interleave with the settle interval:
+    /// - Before a round takes what settled, the watcher's events are caught up with (a marker's round trip):
+    ///   no path is read while its latest event is still on its way.
     /// - The two paths of a rename settle together, as one group; a renamed directory carries the paths
     ///   pending below it to its new name and joins them to its group. A group is reconciled in one round, so
     ///   the source and the destination of a move are judged together (see ``PendingPaths``).
+    /// - A file found at a new path is matched, by inode, against every mirrored file, not only those of the
+    ///   round: a move whose other half is still pending (or whose event came late) keeps its identifier.
     /// - A round leaves the paths still pending for later rounds alone: it neither reads them nor judges them
     ///   gone (a path below one still pending waits for that path's round).
     /// - A recorded file a round finds gone is not deleted while paths that were pending when it vanished
@@ -88,6 +92,7 @@ extension FolderMirror {
         let tick = min(options.settleInterval / 4, .milliseconds(50))
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
+            await catchUp(with: watcher, queue: queue)
             let taken = queue.take(
                 at: .now, settle: options.settleInterval, openLimit: options.openFileSettleInterval,
                 requestMarker: { watcher.requestMarker() })
@@ -140,6 +145,20 @@ extension FolderMirror {
             try handle(error, onEvent: loop.onEvent)
         }
         loop.rules.set(await engine.ignore)
+    }
+
+    /// While work is pending, waits until every event about a change made before now has reached the queue (a
+    /// marker's round trip through the watcher, a millisecond or so): a round then never reads a path whose
+    /// latest event is still on its way (a file written a moment ago in a folder that settles now, the far
+    /// half of a move). Bounded by the settle interval, so that a watcher that holds its events cannot stop
+    /// the loop.
+    private func catchUp(with watcher: FolderWatcher, queue: WatchQueue) async {
+        guard queue.hasWork else { return }
+        let marker = watcher.requestMarker()
+        let deadline = ContinuousClock.now + max(options.settleInterval, .milliseconds(100))
+        while !queue.hasReceived(marker: marker) && ContinuousClock.now < deadline && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// Logs an exhausted watch limit once; throws when the root is gone.

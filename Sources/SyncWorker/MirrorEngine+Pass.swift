@@ -186,7 +186,9 @@ extension MirrorEngine {
             if let known = notMedia[candidate.path], known == candidate.stamp { continue }
             pass.report.currentPath = candidate.path
             progress?(pass.report)
-            let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
+            let outcome = FileHasher.hash(
+                root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone,
+                openFileQuiet: options.openFileSettleInterval)
             let kind = Reconciler.Kind(stamp: candidate.stamp, recorded: model?[path: candidate.path])
             switch outcome {
             case .hashed(let hashed):

@@ -115,6 +115,16 @@ final class WatchQueue: Sendable {
         }
     }
 
+    /// Whether anything waits: pending paths, cookies, rescans.
+    var hasWork: Bool {
+        state.withLock { !$0.pending.isEmpty || !$0.cookies.isEmpty || !$0.rescans.isEmpty || $0.ignoreRulesChanged }
+    }
+
+    /// Whether the marker (or a later one) has arrived, or the watcher's stream has ended.
+    func hasReceived(marker: UInt64) -> Bool {
+        state.withLock { ($0.lastMarker?.id ?? 0) >= marker || $0.finished }
+    }
+
     /// Marks paths again, to be reconciled once quiet (files that were still being written).
     func retry(_ paths: [String], at now: ContinuousClock.Instant = .now) {
         guard !paths.isEmpty else { return }

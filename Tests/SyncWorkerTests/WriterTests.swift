@@ -52,6 +52,49 @@ struct WriterTests {
         }
     }
 
+    @Test("A file no event names (in a folder moved into the tree) while its writer holds it open: never committed truncated")
+    func writerInAFolderMovedIn() async throws {
+        let box = try Sandbox()
+        box.write("other.jpg", Media.jpeg(99))
+        let outside = box.base.appending(path: "Incoming", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let mirror = try box.mirror { $0.settleInterval = .milliseconds(300) }
+        try await whileWatching(mirror) {
+            try await mirror.sync()
+            let token = try box.library.currentChangeToken
+            #expect(FileManager.default.createFile(atPath: outside.path + "/big.jpg", contents: nil))
+            let writer = try #require(FileHandle(forWritingAtPath: outside.path + "/big.jpg"))
+            try writer.write(contentsOf: Data(Self.chunks[0]))
+            // The folder arrives with the file open in it: the watch of the folder comes after the first write.
+            #expect(rename(outside.path, box.path("Incoming")) == 0)
+            for chunk in Self.chunks.dropFirst() {
+                try await Task.sleep(for: .milliseconds(700))  // the writer's pace, under test: slower than the settle
+                #expect(try box.assetsByPath()["Incoming/big.jpg"] == nil, "committed while still open")
+                try writer.write(contentsOf: Data(chunk))
+            }
+            try writer.close()
+            let whole = Self.chunks.flatMap { $0 }
+            #expect(try await eventually { try box.assetsByPath()["Incoming/big.jpg"]?.contentHash == Media.hash(whole) })
+            let journal = try AssetJournal(box.library, since: token)
+            #expect(journal.inserted.count == 1 && journal.updated.isEmpty, "\(journal)")
+        }
+    }
+
+    @Test("The kernel tells a file open for writing (a read lease is refused) from a closed one")
+    func openWriterCheck() throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        #expect(OpenWriterCheck.isOpenForWriting(box.path("a.jpg")) == false)
+        let reader = try #require(FileHandle(forReadingAtPath: box.path("a.jpg")))
+        #expect(OpenWriterCheck.isOpenForWriting(box.path("a.jpg")) == false, "a reader is no writer")
+        let writer = try #require(FileHandle(forWritingAtPath: box.path("a.jpg")))
+        #expect(OpenWriterCheck.isOpenForWriting(box.path("a.jpg")) == true)
+        try writer.close()
+        try reader.close()
+        #expect(OpenWriterCheck.isOpenForWriting(box.path("a.jpg")) == false)
+        #expect(OpenWriterCheck.isOpenForWriting(box.path("missing.jpg")) == nil)
+    }
+
     @Test("A writer that never closes its file: committed once quiet for openFileSettleInterval, not before")
     func writerThatNeverCloses() async throws {
         let box = try Sandbox()
