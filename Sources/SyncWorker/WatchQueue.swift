@@ -46,27 +46,17 @@ final class WatchQueue: Sendable {
                 FileSystem.parent(of: path).isEmpty && path.hasPrefix(DiskWalker.cookiePrefix)
             }
             switch event {
-            case .fileChanged(let path):
-                if isCookie(path) {
-                    state.cookies.append(path)
-                } else {
-                    noteIgnoreFile(path)
-                    state.pending.touch(path, at: now)
-                }
-            case .fileWritten(let path):
-                if !isCookie(path) {
-                    noteIgnoreFile(path)
-                    state.pending.written(path, at: now)
-                }
-            case .fileClosed(let path):
-                if !isCookie(path) {
-                    noteIgnoreFile(path)
-                    state.pending.closed(path, at: now)
-                }
-            case .removed(let path):
-                if !isCookie(path) {
-                    noteIgnoreFile(path)
-                    state.pending.removed(path, at: now)
+            case .fileChanged(let path) where isCookie(path):
+                state.cookies.append(path)
+            case .fileChanged(let path), .fileWritten(let path), .fileClosed(let path), .removed(let path):
+                // (A cookie's own writes and removal are not work.)
+                guard !isCookie(path) else { break }
+                noteIgnoreFile(path)
+                switch event {
+                case .fileWritten: state.pending.written(path, at: now)
+                case .fileClosed: state.pending.closed(path, at: now)
+                case .removed: state.pending.removed(path, at: now)
+                default: state.pending.touch(path, at: now)
                 }
             case .moved(let from, let to, let isDirectory):
                 noteIgnoreFile(from)

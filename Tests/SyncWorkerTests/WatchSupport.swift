@@ -17,6 +17,16 @@ func eventually(
     }
 }
 
+/// The directories that hold these files (at any depth), without the root, sorted.
+func directoriesHolding(_ paths: some Sequence<String>) -> [String] {
+    var result = Set<String>()
+    for path in paths {
+        var directory = FileSystem.parent(of: path)
+        while !directory.isEmpty && result.insert(directory).inserted { directory = FileSystem.parent(of: directory) }
+    }
+    return result.sorted()
+}
+
 /// What the journal says happened to assets since a token, transaction by transaction merged.
 struct AssetJournal {
     var inserted: [String] = []

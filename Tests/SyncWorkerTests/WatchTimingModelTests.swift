@@ -24,17 +24,7 @@ struct TimingOracle {
     var created = 0
     var removed = 0
 
-    var directories: [String] {
-        var result = Set<String>()
-        for path in files.keys {
-            var directory = FileSystem.parent(of: path)
-            while !directory.isEmpty {
-                result.insert(directory)
-                directory = FileSystem.parent(of: directory)
-            }
-        }
-        return result.sorted()
-    }
+    var directories: [String] { directoriesHolding(files.keys) }
 }
 
 /// Random renames, moves across folders, folder renames, touches, edits, deletes and creates, with random
