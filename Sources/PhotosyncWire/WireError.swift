@@ -1,0 +1,32 @@
+extension Wire {
+    /// A failure, written to stderr with `--json` (stdout then stays empty):
+    /// `{"error": CODE, "message": TEXT, "exitCode": N}`.
+    public struct Error: Sendable, Hashable, Codable, Swift.Error {
+        /// `usage`, `error`, `notFound`, `noLibrary`, `tokenExpired` or `tokenInvalid`.
+        public var error: String
+        /// What went wrong, for people.
+        public var message: String
+        /// The process's exit code.
+        public var exitCode: Int32
+        /// For `tokenExpired`: the oldest token the library still accepts (continuing from it skips the
+        /// expired changes: resynchronise first).
+        public var oldestValidToken: String?
+
+        public init(error: String, message: String, exitCode: Int32, oldestValidToken: String? = nil) {
+            self.error = error
+            self.message = message
+            self.exitCode = exitCode
+            self.oldestValidToken = oldestValidToken
+        }
+
+        enum CodingKeys: String, CodingKey { case error, message, exitCode, oldestValidToken }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(error, forKey: .error)
+            try c.encode(message, forKey: .message)
+            try c.encode(exitCode, forKey: .exitCode)
+            try c.encodeIfPresent(oldestValidToken, forKey: .oldestValidToken)
+        }
+    }
+}

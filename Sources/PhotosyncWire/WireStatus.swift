@@ -1,0 +1,108 @@
+public import Foundation
+public import PhotoLibrary
+import SyncWorker
+
+extension Wire {
+    /// What a library holds, its history, its mirrored folders and its daemon (`photosync status --json`).
+    public struct Status: Sendable, Hashable, Codable {
+        public var library: String
+        public var identity: String
+        public var counts: Counts
+        public var history: HistorySummary
+        public var mirrors: [Mirror]
+        /// The process mirroring into the library now (`photosync watch` or `scan`), or nil.
+        public var watcher: Watcher?
+
+        public init(library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?) {
+            self.library = library
+            self.identity = identity
+            self.counts = counts
+            self.history = history
+            self.mirrors = mirrors
+            self.watcher = watcher
+        }
+
+        enum CodingKeys: String, CodingKey { case library, identity, counts, history, mirrors, watcher }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(library, forKey: .library)
+            try c.encode(identity, forKey: .identity)
+            try c.encode(counts, forKey: .counts)
+            try c.encode(history, forKey: .history)
+            try c.encode(mirrors, forKey: .mirrors)
+            try c.encode(watcher, forKey: .watcher)
+        }
+    }
+
+    /// How many objects a library holds.
+    public struct Counts: Sendable, Hashable, Codable {
+        /// Every asset, hidden ones and every burst member included.
+        public var assets: Int
+        public var albums: Int
+        public var moments: Int
+        /// Albums and folders not inside a folder.
+        public var topLevelCollections: Int
+
+        public init(assets: Int, albums: Int, moments: Int, topLevelCollections: Int) {
+            self.assets = assets
+            self.albums = albums
+            self.moments = moments
+            self.topLevelCollections = topLevelCollections
+        }
+    }
+
+    /// A mirrored folder and its last completed scan.
+    public struct Mirror: Sendable, Hashable, Codable {
+        public var path: String
+        public var lastScanStart: Timestamp?
+        public var lastScanEnd: Timestamp?
+        public var lastScan: ScanSummary?
+
+        public init(path: String, lastScanStart: Timestamp?, lastScanEnd: Timestamp?, lastScan: ScanSummary?) {
+            self.path = path
+            self.lastScanStart = lastScanStart
+            self.lastScanEnd = lastScanEnd
+            self.lastScan = lastScan
+        }
+
+        enum CodingKeys: String, CodingKey { case path, lastScanStart, lastScanEnd, lastScan }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(path, forKey: .path)
+            try c.encode(lastScanStart, forKey: .lastScanStart)
+            try c.encode(lastScanEnd, forKey: .lastScanEnd)
+            try c.encode(lastScan, forKey: .lastScan)
+        }
+    }
+
+    /// The process holding a library's mirror lock.
+    public struct Watcher: Sendable, Hashable, Codable {
+        public var pid: Int32
+        /// `watch` or `scan`.
+        public var mode: String
+        /// The folder it mirrors.
+        public var root: String
+        public var since: Timestamp
+
+        public init(pid: Int32, mode: String, root: String, since: Timestamp) {
+            self.pid = pid
+            self.mode = mode
+            self.root = root
+            self.since = since
+        }
+    }
+}
+
+extension Wire.Mirror {
+    /// The wire form of a mirrored folder; its last scan decoded from what the sync worker stored.
+    public init(_ root: MirrorRoot, timeZone: TimeZone) {
+        path = root.path
+        lastScanStart = root.lastScanStart.map { Wire.Timestamp($0, timeZone: timeZone) }
+        lastScanEnd = root.lastScanEnd.map { Wire.Timestamp($0, timeZone: timeZone) }
+        lastScan = root.lastScanSummary
+            .flatMap { try? JSONDecoder().decode(ScanSummary.self, from: Data($0.utf8)) }
+            .map { Wire.ScanSummary($0, root: root.path, token: nil) }
+    }
+}
