@@ -89,6 +89,7 @@ let package = Package(
                 "MediaProbe",
                 "SyncWorker",
                 "PhotosyncWire",
+                "FetchPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

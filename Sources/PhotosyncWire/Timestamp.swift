@@ -17,10 +17,10 @@ extension Wire {
         /// The instant.
         public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
 
-        /// An instant shown at `utcOffset` seconds from UTC; the instant is cut to the millisecond, the
-        /// offset to the minute (as ISO 8601 writes them).
+        /// An instant shown at `utcOffset` seconds from UTC; the instant is rounded to the nearest
+        /// millisecond (a date stored as seconds in a `Double` is rarely exact), the offset cut to the minute.
         public init(_ date: Date, utcOffset: Int) {
-            self.init(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)), utcOffset: utcOffset)
+            self.init(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded()), utcOffset: utcOffset)
         }
 
         init(millisecondsSince1970: Int64, utcOffset: Int) {

@@ -23,6 +23,21 @@ extension Wire {
         /// The local identifier of the folder (collection list) holding it, or nil.
         public var parent: String?
 
+        public init(
+            localIdentifier: String, localizedTitle: String?, assetCollectionType: String, assetCollectionSubtype: String,
+            estimatedAssetCount: Int, startDate: Timestamp?, endDate: Timestamp?, path: String?, parent: String?
+        ) {
+            self.localIdentifier = localIdentifier
+            self.localizedTitle = localizedTitle
+            self.assetCollectionType = assetCollectionType
+            self.assetCollectionSubtype = assetCollectionSubtype
+            self.estimatedAssetCount = estimatedAssetCount
+            self.startDate = startDate
+            self.endDate = endDate
+            self.path = path
+            self.parent = parent
+        }
+
         enum CodingKeys: String, CodingKey {
             case localIdentifier, localizedTitle, assetCollectionType, assetCollectionSubtype, estimatedAssetCount, startDate,
                 endDate, path, parent
@@ -66,14 +81,12 @@ extension Wire.Album {
     ///   - parent: the identifier of the folder holding it.
     ///   - timeZone: the library's time zone, for its dates.
     public init(_ collection: AssetCollection, path: String?, parent: String?, timeZone: TimeZone) {
-        localIdentifier = collection.localIdentifier
-        localizedTitle = collection.localizedTitle
-        assetCollectionType = collection.assetCollectionType.description
-        assetCollectionSubtype = collection.assetCollectionSubtype.description
-        estimatedAssetCount = collection.estimatedAssetCount
-        startDate = collection.startDate.map { Wire.Timestamp($0, timeZone: timeZone) }
-        endDate = collection.endDate.map { Wire.Timestamp($0, timeZone: timeZone) }
-        self.path = path
-        self.parent = parent
+        self.init(
+            localIdentifier: collection.localIdentifier, localizedTitle: collection.localizedTitle,
+            assetCollectionType: collection.assetCollectionType.description,
+            assetCollectionSubtype: collection.assetCollectionSubtype.description,
+            estimatedAssetCount: collection.estimatedAssetCount,
+            startDate: collection.startDate.map { Wire.Timestamp($0, timeZone: timeZone) },
+            endDate: collection.endDate.map { Wire.Timestamp($0, timeZone: timeZone) }, path: path, parent: parent)
     }
 }

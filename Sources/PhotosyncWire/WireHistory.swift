@@ -66,6 +66,16 @@ extension Wire {
         public var assetCollection: Counts
         public var collectionList: Counts
 
+        public init(seq: Int64, token: String, date: Timestamp, author: String, asset: Counts, assetCollection: Counts, collectionList: Counts) {
+            self.seq = seq
+            self.token = token
+            self.date = date
+            self.author = author
+            self.asset = asset
+            self.assetCollection = assetCollection
+            self.collectionList = collectionList
+        }
+
         /// Inserted, updated and deleted objects of one type.
         public struct Counts: Sendable, Hashable, Codable {
             public var inserted: Int
@@ -92,12 +102,9 @@ extension Wire.Transaction {
                 inserted: details.insertedLocalIdentifiers.count, updated: details.updatedLocalIdentifiers.count,
                 deleted: details.deletedLocalIdentifiers.count)
         }
-        seq = change.changeToken.sequence
-        token = change.changeToken.stringValue
-        date = Wire.Timestamp(change.date, timeZone: timeZone)
-        author = change.author
-        asset = try counts(.asset)
-        assetCollection = try counts(.assetCollection)
-        collectionList = try counts(.collectionList)
+        self.init(
+            seq: change.changeToken.sequence, token: change.changeToken.stringValue,
+            date: Wire.Timestamp(change.date, timeZone: timeZone), author: change.author, asset: try counts(.asset),
+            assetCollection: try counts(.assetCollection), collectionList: try counts(.collectionList))
     }
 }

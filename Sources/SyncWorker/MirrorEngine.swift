@@ -352,7 +352,6 @@ actor MirrorEngine {
             let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
             if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
                 let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
-                logger.error("\(message)")
                 throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
             }
             progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))

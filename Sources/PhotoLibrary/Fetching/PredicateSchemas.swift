@@ -54,6 +54,8 @@ extension Asset {
     public static let latitude = PredicateKeyPath<Asset, Double?>("latitude")
     /// The longitude of ``Asset/location`` in degrees (negative: west); nil when the asset has no location.
     public static let longitude = PredicateKeyPath<Asset, Double?>("longitude")
+    /// The altitude of ``Asset/location`` in metres above sea level; nil when unknown.
+    public static let altitude = PredicateKeyPath<Asset, Double?>("altitude")
     /// A mirrored asset's path relative to the folder it is mirrored from (`2023/IMG_0001.jpg`, `/`-separated);
     /// nil for an asset of no mirrored folder (a copied original).
     ///
@@ -103,6 +105,7 @@ extension Asset {
         PredicateKey(contentHash, sql: "asset.contentHash") { $0.contentHash },
         PredicateKey(latitude, sql: "asset.latitude") { $0.location?.latitude },
         PredicateKey(longitude, sql: "asset.longitude") { $0.location?.longitude },
+        PredicateKey(altitude, sql: "asset.altitude") { $0.location?.altitude },
         PredicateKey(path, sql: pathSQL) { _ in nil },
     ] + aliases)
 }

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Logging
+import SyncWorker
+
+/// Options of the commands that mirror a folder (`scan`, `watch`).
+struct MirrorOptions: ParsableArguments {
+    @Flag(name: .customLong("allow-mass-deletion"), help: """
+        Confirm a pass that deletes more than --max-deletion-share of the mirrored assets (by default such a \
+        pass stops and deletes nothing).
+        """)
+    var allowMassDeletion = false
+
+    @Option(name: .customLong("max-deletion-share"), help: ArgumentHelp(
+        "The largest share of the mirrored assets one pass may delete without confirmation.", valueName: "0…1"))
+    var maximumDeletionShare = 0.5
+
+    func validate() throws {
+        guard (0...1).contains(maximumDeletionShare) else { throw ValidationError("--max-deletion-share must be between 0 and 1") }
+    }
+
+    func mirrorOptions(logger: Logger) -> FolderMirrorOptions {
+        var options = FolderMirrorOptions(logger: logger)
+        options.allowMassDeletion = allowMassDeletion
+        options.maximumDeletionShare = maximumDeletionShare
+        return options
+    }
+}
