@@ -8,8 +8,8 @@ import Testing
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
-        let ids = Dictionary(uniqueKeysWithValues: try cli.run("assets", "--json").jsonLines().map {
-            ($0["path"] as! String, $0["localIdentifier"] as! String)
+        let ids = Dictionary(uniqueKeysWithValues: try cli.run("assets", "--json").jsonLines().compactMap { object in
+            (object["path"] as? String).flatMap { path in (object["localIdentifier"] as? String).map { (path, $0) } }
         })
         let token = try cli.token()
         // A move to another directory, and an edit of the content in place.

@@ -102,7 +102,7 @@ import Testing
         #expect(Photosync.waitUntil(seconds: 30) { log.text.contains("waiting up to") }, "\(log.text)")
         let started = Date()
         try cli.run("import", Photosync.samples.path)
-        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let output = Data(Photosync.Collector(out).finish().utf8)
         waiter.waitUntilExit()
         #expect(waiter.terminationStatus == 0)
         #expect(Date().timeIntervalSince(started) < 30)

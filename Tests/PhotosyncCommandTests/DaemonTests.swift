@@ -18,7 +18,7 @@ import Glibc
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process = Process()
             process.executableURL = Photosync.binary
-            process.arguments = ["--library", cli.library.path, "watch", folder.path] + extra
+            process.arguments = Photosync.placingLibrary(cli.library.path, in: ["watch", folder.path] + extra)
             process.environment = cli.environment([:])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
@@ -125,7 +125,7 @@ import Glibc
         // A client long-polls; the daemon (another process) commits a new file and wakes it.
         let (waiter, out, _) = try cli.start(["changes", "--since", afterScan, "--wait", "60", "--json"])
         try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "Family/copy.jpg"))
-        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let output = Data(Photosync.Collector(out).finish().utf8)
         waiter.waitUntilExit()
         #expect(waiter.terminationStatus == 0)
         let woken = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
@@ -240,7 +240,7 @@ import Glibc
         let (scan, _, err) = try cli.start(["scan", folder.path])
         let count = try Self.waitForAFirstBatch(cli, scan)
         kill(scan.processIdentifier, SIGTERM)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = Photosync.Collector(err).finish()
         scan.waitUntilExit()
         #expect(scan.terminationStatus == 0, "\(stderr)")
         let kept = try cli.run("assets", "--json").lines.count

@@ -47,7 +47,7 @@ import Testing
         groff.standardError = errors
         groff.standardOutput = FileHandle.nullDevice
         try groff.run()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let warnings = Photosync.Collector(errors).finish()
         groff.waitUntilExit()
         #expect(groff.terminationStatus == 0)
         #expect(warnings.isEmpty, "groff -ww: \(warnings)")

@@ -17,7 +17,7 @@ import Testing
         script.standardError = errors
         script.standardOutput = FileHandle.nullDevice
         try script.run()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = Photosync.Collector(errors).finish()
         script.waitUntilExit()
         #expect(script.terminationStatus == 0, "\(log)")
         return prefix
@@ -52,7 +52,7 @@ import Testing
         for arguments in [["watch"], ["import"]] {
             let process = Process()
             process.executableURL = prefix.appending(path: "bin/photosync")
-            process.arguments = ["--library", cli.library.path] + arguments
+            process.arguments = Photosync.placingLibrary(cli.library.path, in: arguments)
             process.currentDirectoryURL = Photosync.repository
             process.environment = cli.environment([:])
             let errors = Pipe()
@@ -65,7 +65,7 @@ import Testing
                 Issue.record("photosync \(arguments) ran on: it found a folder to work on by itself")
             }
             process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = Photosync.Collector(errors).finish()
             #expect(process.terminationStatus == 2, "\(arguments): \(message)")
             #expect(!message.contains("Samples"), "\(message)")
             #expect(!FileManager.default.fileExists(atPath: cli.library.path), "\(arguments) created a library")

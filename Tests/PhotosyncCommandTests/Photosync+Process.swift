@@ -11,7 +11,7 @@ import Glibc
 /// Every call names its library with `--library` before the command (the global options may come first),
 /// and runs with `HOME`, `XDG_DATA_HOME` and `PHOTOSYNC_LIBRARY` pointing into a temporary directory, so that
 /// no test can touch the user's own default library. `PHOTOSYNC_TEST_BINARY` runs the tests against another
-/// build (to check that a test fails without the change it covers).
+/// build (to check that a test fails without the change it covers); `--library` then follows the command.
 struct Photosync {
     static var binary: URL {
         if let other = ProcessInfo.processInfo.environment["PHOTOSYNC_TEST_BINARY"], !other.isEmpty {
@@ -76,7 +76,7 @@ struct Photosync {
     ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = (withLibrary ? ["--library", library.path] : []) + arguments
+        process.arguments = withLibrary ? Self.placingLibrary(library.path, in: arguments) : arguments
         process.environment = environment(extra)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -86,6 +86,14 @@ struct Photosync {
         return (process, out, err)
     }
 
+    /// `--library PATH` before the command; after it when testing another build, which may not take the
+    /// global options first (every build takes them after the command).
+    static func placingLibrary(_ path: String, in arguments: [String]) -> [String] {
+        let otherBuild = !(ProcessInfo.processInfo.environment["PHOTOSYNC_TEST_BINARY"] ?? "").isEmpty
+        guard otherBuild, let command = arguments.first, !command.hasPrefix("-") else { return ["--library", path] + arguments }
+        return [command, "--library", path] + arguments.dropFirst()
+    }
+
     @discardableResult
     func run(_ arguments: String...) throws -> Result {
         try run(arguments)
@@ -93,14 +101,11 @@ struct Photosync {
 
     func run(_ arguments: [String], environment: [String: String] = [:], withLibrary: Bool = true) throws -> Result {
         let (process, out, err) = try start(arguments, environment: environment, withLibrary: withLibrary)
-        // Read stderr on another thread: a child that fills one pipe while we block on the other would hang.
-        nonisolated(unsafe) var stderr = Data()
-        let readingStderr = DispatchGroup()
-        DispatchQueue.global().async(group: readingStderr) { stderr = err.fileHandleForReading.readDataToEndOfFile() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        readingStderr.wait()
+        // Both pipes at once: a child that fills one while we block on the other would hang.
+        let stdout = Collector(out), stderr = Collector(err)
+        let result = (stdout.finish(), stderr.finish())
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: result.0, stderr: result.1)
     }
 
     /// The current change token.
@@ -129,10 +134,13 @@ struct Photosync {
             done.enter()
             let handle = pipe.fileHandleForReading
             DispatchQueue.global().async {
+                // read(2) directly: FileHandle.availableData traps on EINTR, which a child's exit can cause.
+                var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    self.data.withLock { $0.append(chunk) }
+                    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    if count <= 0 { break }
+                    self.data.withLock { $0.append(contentsOf: buffer[0..<count]) }
                 }
                 self.done.leave()
             }

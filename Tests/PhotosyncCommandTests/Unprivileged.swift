@@ -44,7 +44,7 @@ struct Unprivileged {
     /// Runs `photosync --library LIBRARY arguments…` as the unprivileged user.
     func run(_ arguments: [String]) throws -> Photosync.Result {
         let process = Process()
-        let command = [Photosync.binary.path, "--library", library.path] + arguments
+        let command = [Photosync.binary.path] + Photosync.placingLibrary(library.path, in: arguments)
         if getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + command
@@ -61,9 +61,9 @@ struct Unprivileged {
         process.standardError = err
         try process.run()
         let errors = Photosync.Collector(err)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stdout = Photosync.Collector(out).finish()
         process.waitUntilExit()
-        return Photosync.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: errors.finish())
+        return Photosync.Result(status: process.terminationStatus, stdout: stdout, stderr: errors.finish())
     }
 
     func cleanUp() {
