@@ -45,7 +45,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let result = try library.fetchPersistentChanges(since: status.oldestValidToken, options: .init(limit: limit))
             let history = Wire.History(
                 summary: Wire.HistorySummary(status),
-                transactionList: try result.map { change throws(PhotoLibraryError) in try Wire.Transaction(change, timeZone: library.momentTimeZone) },
+                transactions: try result.map { change throws(PhotoLibraryError) in try Wire.Transaction(change, timeZone: library.momentTimeZone) },
                 hasMore: result.hasMore, expired: expired)
             if options.json { try Output.json(history) } else { HistoryText.print(history) }
         }
@@ -69,7 +69,7 @@ enum HistoryText {
     static func print(_ history: Wire.History) {
         if let expired = history.expired { Output.line("expired \(Plural.count(expired, "transaction"))") }
         var rows = [["seq", "date", "author", "assets", "albums", "folders"]]
-        for transaction in history.transactionList {
+        for transaction in history.transactions {
             rows.append([
                 "\(transaction.seq)", transaction.date.description, transaction.author, counts(transaction.asset),
                 counts(transaction.assetCollection), counts(transaction.collectionList),

@@ -8,20 +8,20 @@ extension Wire {
     /// and `count`, the names earlier versions wrote.
     public struct Album: Sendable, Hashable, Codable {
         public var localIdentifier: String
-        public var localizedTitle: String?
+        @Nullable public var localizedTitle: String?
         /// `album`, `smartAlbum` or `moment`.
         public var assetCollectionType: String
         /// `albumRegular`, `smartAlbumFavorites`, …
         public var assetCollectionSubtype: String
         /// Members, hidden assets included.
         public var estimatedAssetCount: Int
-        public var startDate: Timestamp?
-        public var endDate: Timestamp?
+        @Nullable public var startDate: Timestamp?
+        @Nullable public var endDate: Timestamp?
         /// The mirrored directory the album stands for, relative to its folder (`""` for the folder itself);
         /// nil for an album of no mirrored directory.
-        public var path: String?
+        @Nullable public var path: String?
         /// The local identifier of the folder (collection list) holding it, or nil.
-        public var parent: String?
+        @Nullable public var parent: String?
 
         public init(
             localIdentifier: String, localizedTitle: String?, assetCollectionType: String, assetCollectionSubtype: String,
@@ -38,15 +38,15 @@ extension Wire {
             self.parent = parent
         }
 
-        enum CodingKeys: String, CodingKey {
+        /// The fields, and the names of earlier versions (read only).
+        private enum DecodingKeys: String, CodingKey {
             case localIdentifier, localizedTitle, assetCollectionType, assetCollectionSubtype, estimatedAssetCount, startDate,
                 endDate, path, parent
-            // Aliases, read only.
             case id, title, type, subtype, count
         }
 
         public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let c = try decoder.container(keyedBy: DecodingKeys.self)
             localIdentifier = try c.decodeRequired(String.self, .localIdentifier, .id)
             localizedTitle = try c.decodeFirst(String.self, .localizedTitle, .title)
             assetCollectionType = try c.decodeRequired(String.self, .assetCollectionType, .type)
@@ -56,19 +56,6 @@ extension Wire {
             endDate = try c.decodeIfPresent(Timestamp.self, forKey: .endDate)
             path = try c.decodeIfPresent(String.self, forKey: .path)
             parent = try c.decodeIfPresent(String.self, forKey: .parent)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(localIdentifier, forKey: .localIdentifier)
-            try c.encode(localizedTitle, forKey: .localizedTitle)
-            try c.encode(assetCollectionType, forKey: .assetCollectionType)
-            try c.encode(assetCollectionSubtype, forKey: .assetCollectionSubtype)
-            try c.encode(estimatedAssetCount, forKey: .estimatedAssetCount)
-            try c.encode(startDate, forKey: .startDate)
-            try c.encode(endDate, forKey: .endDate)
-            try c.encode(path, forKey: .path)
-            try c.encode(parent, forKey: .parent)
         }
     }
 }

@@ -10,7 +10,7 @@ extension Wire {
     public struct Asset: Sendable, Hashable, Codable {
         public var localIdentifier: String
         /// The path relative to the folder the asset is mirrored from; nil for an asset of no mirrored folder.
-        public var path: String?
+        @Nullable public var path: String?
         public var originalFilename: String
         /// `image`, `video`, `audio` or `unknown`.
         public var mediaType: String
@@ -19,28 +19,28 @@ extension Wire {
         public var pixelWidth: Int
         public var pixelHeight: Int
         /// In the capture's own offset when the file recorded one, else in the library's time zone.
-        public var creationDate: Timestamp?
-        public var modificationDate: Timestamp?
+        @Nullable public var creationDate: Timestamp?
+        @Nullable public var modificationDate: Timestamp?
         public var addedDate: Timestamp
         public var duration: Double
-        public var latitude: Double?
-        public var longitude: Double?
-        public var altitude: Double?
+        @Nullable public var latitude: Double?
+        @Nullable public var longitude: Double?
+        @Nullable public var altitude: Double?
         public var isFavorite: Bool
         public var isHidden: Bool
-        public var burstIdentifier: String?
+        @Nullable public var burstIdentifier: String?
         public var representsBurst: Bool
         public var hasAdjustments: Bool
-        public var uniformTypeIdentifier: String?
+        @Nullable public var uniformTypeIdentifier: String?
         /// XXH3-128 of the original, as `xxhsum -H2` prints it.
-        public var contentHash: String?
+        @Nullable public var contentHash: String?
         public var fileSize: Int64
 
-        enum CodingKeys: String, CodingKey {
+        /// The fields, and the names of earlier versions (read only).
+        private enum DecodingKeys: String, CodingKey {
             case localIdentifier, path, originalFilename, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
                 modificationDate, addedDate, duration, latitude, longitude, altitude, isFavorite, isHidden, burstIdentifier,
                 representsBurst, hasAdjustments, uniformTypeIdentifier, contentHash, fileSize
-            // Aliases, read only.
             case id, filename, location
         }
 
@@ -51,7 +51,7 @@ extension Wire {
         }
 
         public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let c = try decoder.container(keyedBy: DecodingKeys.self)
             localIdentifier = try c.decodeRequired(String.self, .localIdentifier, .id)
             path = try c.decodeIfPresent(String.self, forKey: .path)
             originalFilename = try c.decodeRequired(String.self, .originalFilename, .filename)
@@ -75,32 +75,6 @@ extension Wire {
             uniformTypeIdentifier = try c.decodeIfPresent(String.self, forKey: .uniformTypeIdentifier)
             contentHash = try c.decodeIfPresent(String.self, forKey: .contentHash)
             fileSize = try c.decodeIfPresent(Int64.self, forKey: .fileSize) ?? 0
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(localIdentifier, forKey: .localIdentifier)
-            try c.encode(path, forKey: .path)
-            try c.encode(originalFilename, forKey: .originalFilename)
-            try c.encode(mediaType, forKey: .mediaType)
-            try c.encode(mediaSubtypes, forKey: .mediaSubtypes)
-            try c.encode(pixelWidth, forKey: .pixelWidth)
-            try c.encode(pixelHeight, forKey: .pixelHeight)
-            try c.encode(creationDate, forKey: .creationDate)
-            try c.encode(modificationDate, forKey: .modificationDate)
-            try c.encode(addedDate, forKey: .addedDate)
-            try c.encode(duration, forKey: .duration)
-            try c.encode(latitude, forKey: .latitude)
-            try c.encode(longitude, forKey: .longitude)
-            try c.encode(altitude, forKey: .altitude)
-            try c.encode(isFavorite, forKey: .isFavorite)
-            try c.encode(isHidden, forKey: .isHidden)
-            try c.encode(burstIdentifier, forKey: .burstIdentifier)
-            try c.encode(representsBurst, forKey: .representsBurst)
-            try c.encode(hasAdjustments, forKey: .hasAdjustments)
-            try c.encode(uniformTypeIdentifier, forKey: .uniformTypeIdentifier)
-            try c.encode(contentHash, forKey: .contentHash)
-            try c.encode(fileSize, forKey: .fileSize)
         }
     }
 }

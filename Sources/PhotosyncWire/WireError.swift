@@ -10,7 +10,7 @@ extension Wire {
         public var exitCode: Int32
         /// For `tokenExpired`: the oldest token the library still accepts (continuing from it skips the
         /// expired changes: resynchronise first).
-        public var oldestValidToken: String?
+        @Nullable public var oldestValidToken: String?
 
         public init(error: String, message: String, exitCode: Int32, oldestValidToken: String? = nil) {
             self.error = error
@@ -19,14 +19,5 @@ extension Wire {
             self.oldestValidToken = oldestValidToken
         }
 
-        enum CodingKeys: String, CodingKey { case error, message, exitCode, oldestValidToken }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(error, forKey: .error)
-            try c.encode(message, forKey: .message)
-            try c.encode(exitCode, forKey: .exitCode)
-            try c.encodeIfPresent(oldestValidToken, forKey: .oldestValidToken)
-        }
     }
 }

@@ -29,29 +29,20 @@ extension Wire {
     public struct History: Sendable, Hashable, Codable {
         public var summary: HistorySummary
         /// Oldest first, at most `--limit` of them.
-        public var transactionList: [Transaction]
+        public var transactions: [Transaction]
         /// Whether more retained transactions follow the list.
         public var hasMore: Bool
         /// Transactions this call expired (`--expire-before`, `--keep-days`); nil when it expired nothing
         /// because it wasn't asked to.
-        public var expired: Int?
+        @Nullable public var expired: Int?
 
-        public init(summary: HistorySummary, transactionList: [Transaction], hasMore: Bool, expired: Int?) {
+        public init(summary: HistorySummary, transactions: [Transaction], hasMore: Bool, expired: Int?) {
             self.summary = summary
-            self.transactionList = transactionList
+            self.transactions = transactions
             self.hasMore = hasMore
             self.expired = expired
         }
 
-        enum CodingKeys: String, CodingKey { case summary, transactionList = "transactions", hasMore, expired }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(summary, forKey: .summary)
-            try c.encode(transactionList, forKey: .transactionList)
-            try c.encode(hasMore, forKey: .hasMore)
-            try c.encode(expired, forKey: .expired)
-        }
     }
 
     /// One retained transaction: its sequence number, when, who, and how many objects of each type it

@@ -23,7 +23,7 @@ extension Wire {
         /// Some files exist but could not be read (``Problem/partialKinds``): exit code 5.
         public var partial: Bool
         /// The library's change token after the pass; nil in a status.
-        public var token: String?
+        @Nullable public var token: String?
 
         public init(_ summary: SyncWorker.ScanSummary, root: String, token: String?) {
             self.root = root
@@ -46,29 +46,6 @@ extension Wire {
             self.token = token
         }
 
-        enum CodingKeys: String, CodingKey {
-            case root, inserted, updated, moved, deleted, unchanged, filesHashed, bytesHashed, batches, skipped,
-                metadataProblems, seconds, interrupted, partial, token
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(root, forKey: .root)
-            try c.encode(inserted, forKey: .inserted)
-            try c.encode(updated, forKey: .updated)
-            try c.encode(moved, forKey: .moved)
-            try c.encode(deleted, forKey: .deleted)
-            try c.encode(unchanged, forKey: .unchanged)
-            try c.encode(filesHashed, forKey: .filesHashed)
-            try c.encode(bytesHashed, forKey: .bytesHashed)
-            try c.encode(batches, forKey: .batches)
-            try c.encode(skipped, forKey: .skipped)
-            try c.encode(metadataProblems, forKey: .metadataProblems)
-            try c.encode(seconds, forKey: .seconds)
-            try c.encode(interrupted, forKey: .interrupted)
-            try c.encode(partial, forKey: .partial)
-            try c.encode(token, forKey: .token)
-        }
     }
 
     /// What an import did (`photosync import --json`).

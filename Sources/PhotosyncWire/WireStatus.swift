@@ -11,7 +11,7 @@ extension Wire {
         public var history: HistorySummary
         public var mirrors: [Mirror]
         /// The process mirroring into the library now (`photosync watch` or `scan`), or nil.
-        public var watcher: Watcher?
+        @Nullable public var watcher: Watcher?
 
         public init(library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?) {
             self.library = library
@@ -22,17 +22,6 @@ extension Wire {
             self.watcher = watcher
         }
 
-        enum CodingKeys: String, CodingKey { case library, identity, counts, history, mirrors, watcher }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(library, forKey: .library)
-            try c.encode(identity, forKey: .identity)
-            try c.encode(counts, forKey: .counts)
-            try c.encode(history, forKey: .history)
-            try c.encode(mirrors, forKey: .mirrors)
-            try c.encode(watcher, forKey: .watcher)
-        }
     }
 
     /// How many objects a library holds.
@@ -55,9 +44,9 @@ extension Wire {
     /// A mirrored folder and its last completed scan.
     public struct Mirror: Sendable, Hashable, Codable {
         public var path: String
-        public var lastScanStart: Timestamp?
-        public var lastScanEnd: Timestamp?
-        public var lastScan: ScanSummary?
+        @Nullable public var lastScanStart: Timestamp?
+        @Nullable public var lastScanEnd: Timestamp?
+        @Nullable public var lastScan: ScanSummary?
 
         public init(path: String, lastScanStart: Timestamp?, lastScanEnd: Timestamp?, lastScan: ScanSummary?) {
             self.path = path
@@ -66,15 +55,6 @@ extension Wire {
             self.lastScan = lastScan
         }
 
-        enum CodingKeys: String, CodingKey { case path, lastScanStart, lastScanEnd, lastScan }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(path, forKey: .path)
-            try c.encode(lastScanStart, forKey: .lastScanStart)
-            try c.encode(lastScanEnd, forKey: .lastScanEnd)
-            try c.encode(lastScan, forKey: .lastScan)
-        }
     }
 
     /// The process holding a library's mirror lock.

@@ -37,20 +37,11 @@ import Testing
 @Suite struct ManualPageTests {
     static var page: URL { Photosync.repository.appending(path: "contrib/photosync.1") }
 
-    /// `groff -ww` (every warning) renders the page without a word; so does `man --warnings` where man-db is
-    /// installed.
+    /// `groff -ww` (every warning) renders the page without a word (what `man --warnings` runs).
     @Test func theManualPageRendersWithoutWarnings() throws {
-        let groff = Process()
-        groff.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
-        groff.arguments = ["-ww", "-man", "-z", Self.page.path]
-        let errors = Pipe()
-        groff.standardError = errors
-        groff.standardOutput = FileHandle.nullDevice
-        try groff.run()
-        let warnings = Photosync.Collector(errors).finish()
-        groff.waitUntilExit()
-        #expect(groff.terminationStatus == 0)
-        #expect(warnings.isEmpty, "groff -ww: \(warnings)")
+        let groff = try Photosync.runTool(URL(fileURLWithPath: "/usr/bin/groff"), ["-ww", "-man", "-z", Self.page.path])
+        #expect(groff.status == 0)
+        #expect(groff.stderr.isEmpty, "groff -ww: \(groff.stderr)")
     }
 
     /// The page says what the README's tables say: exit codes, the default library, the environment.

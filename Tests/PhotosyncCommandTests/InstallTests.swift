@@ -7,19 +7,10 @@ import Testing
     /// Installs into a temporary prefix, with the binary under test (no release build).
     static func install() throws -> URL {
         let prefix = FileManager.default.temporaryDirectory.appending(path: "photosync-prefix-\(UUID().uuidString)")
-        let script = Process()
-        script.executableURL = Photosync.repository.appending(path: "scripts/install")
-        script.arguments = [prefix.path]
         var environment = ProcessInfo.processInfo.environment
         environment["PHOTOSYNC_BINARY"] = Photosync.binary.path
-        script.environment = environment
-        let errors = Pipe()
-        script.standardError = errors
-        script.standardOutput = FileHandle.nullDevice
-        try script.run()
-        let log = Photosync.Collector(errors).finish()
-        script.waitUntilExit()
-        #expect(script.terminationStatus == 0, "\(log)")
+        let script = try Photosync.runTool(Photosync.repository.appending(path: "scripts/install"), [prefix.path], environment: environment)
+        #expect(script.status == 0, "\(script.stderr)")
         return prefix
     }
 
@@ -34,13 +25,7 @@ import Testing
         let execStart = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
         #expect(execStart == "ExecStart=\(binary.path) watch %h/Pictures", "\(execStart)")
         // What the unit runs exists and answers.
-        let version = Process()
-        version.executableURL = binary
-        version.arguments = ["--version"]
-        version.standardOutput = FileHandle.nullDevice
-        try version.run()
-        version.waitUntilExit()
-        #expect(version.terminationStatus == 0)
+        #expect(try Photosync.runTool(binary, ["--version"]).status == 0)
     }
 
     /// Run from the repository (which holds `Samples/`), an installed binary still needs a folder: `watch`

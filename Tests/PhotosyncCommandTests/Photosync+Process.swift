@@ -108,6 +108,22 @@ struct Photosync {
         return Result(status: process.terminationStatus, stdout: result.0, stderr: result.1)
     }
 
+    /// Runs another program to its end: its exit status and output.
+    static func runTool(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = Collector(out), stderr = Collector(err)
+        let result = (stdout.finish(), stderr.finish())
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: result.0, stderr: result.1)
+    }
+
     /// The current change token.
     func token() throws -> String {
         try run("token").trimmed

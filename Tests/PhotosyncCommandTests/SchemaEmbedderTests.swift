@@ -13,12 +13,7 @@ import Glibc
     static func embed(into output: URL) throws -> Int32 {
         let schema = Photosync.repository.appending(path: "Schema")
         let files = try FileManager.default.contentsOfDirectory(atPath: schema.path).filter { $0.hasSuffix(".sql") }.sorted()
-        let process = Process()
-        process.executableURL = embedder
-        process.arguments = [output.path] + files.map { schema.appending(path: $0).path }
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return try Photosync.runTool(embedder, [output.path] + files.map { schema.appending(path: $0).path }).status
     }
 
     static func modification(_ url: URL) throws -> timespec {

@@ -53,7 +53,7 @@ import Testing
             watcher: Wire.Watcher(pid: 4242, mode: "watch", root: "/home/me/Pictures", since: timestamp("2026-11-24T08:00:00+01:00")))),
         ("history", Wire.History(
             summary: historySummary,
-            transactionList: [Wire.Transaction(
+            transactions: [Wire.Transaction(
                 seq: 1, token: "UFNDVAFszRmb1ztEcJDuWCcscmzPAAAAAAAAAAEABmEB8ZOwV-9td8U", date: timestamp("2026-11-24T09:00:36.113Z"),
                 author: "photosync", asset: .init(inserted: 6, updated: 0, deleted: 0), assetCollection: .init(inserted: 9, updated: 2, deleted: 0),
                 collectionList: .init(inserted: 3, updated: 0, deleted: 0))],
