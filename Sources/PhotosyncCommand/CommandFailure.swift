@@ -79,8 +79,14 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .library(let error):
             return from(error)
         default:
-            return CommandFailure(error.message)
+            return CommandFailure(commandLineSpelling(error.message))
         }
+    }
+
+    /// The sync worker names its options as the API does; the command line has flags for them.
+    static func commandLineSpelling(_ message: String) -> String {
+        message.replacingOccurrences(of: "acceptRootDeviceChange", with: "`photosync scan DIR --accept-device-change`")
+            .replacingOccurrences(of: "allowMassDeletion", with: "`photosync scan DIR --allow-mass-deletion`")
     }
 
     /// A token given on the command line that isn't one.

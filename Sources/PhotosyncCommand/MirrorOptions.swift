@@ -14,6 +14,12 @@ struct MirrorOptions: ParsableArguments {
         "The largest share of the mirrored assets one pass may delete without confirmation.", valueName: "0…1"))
     var maximumDeletionShare = 0.5
 
+    @Flag(name: .customLong("accept-device-change"), help: """
+        Confirm that the folder moved to another disk (by default a folder on another device than recorded \
+        looks like an unmounted disk's mount point, and the pass deletes nothing).
+        """)
+    var acceptDeviceChange = false
+
     func validate() throws {
         guard (0...1).contains(maximumDeletionShare) else { throw ValidationError("--max-deletion-share must be between 0 and 1") }
     }
@@ -22,6 +28,7 @@ struct MirrorOptions: ParsableArguments {
         var options = FolderMirrorOptions(logger: logger)
         options.allowMassDeletion = allowMassDeletion
         options.maximumDeletionShare = maximumDeletionShare
+        options.acceptRootDeviceChange = acceptDeviceChange
         return options
     }
 }

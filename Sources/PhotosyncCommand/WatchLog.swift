@@ -24,8 +24,8 @@ final class WatchLog: Sendable {
             logBatch(summary, token: token)
         case .rescanStarted(let reason):
             logger.info("rescan: \(reason)")
-        case .watchLimitReached(let message):
-            logger.warning("\(message)")
+        case .watchLimitReached:
+            break  // The sync worker logs it, once, with what to do.
         case .rootUnavailable:
             break  // The watch ends with this error, which the command reports once.
         case .massDeletionRefused(let wouldDelete, let mirrored):

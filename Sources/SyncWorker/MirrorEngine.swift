@@ -212,14 +212,12 @@ actor MirrorEngine {
                 let device = recordedDevice
                 let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
                 let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
-                logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
             if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
                 device != rootStamp.device
             {
                 let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
-                logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
             // The plan takes the disk snapshot's files over (they become its list of files to hash).

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the tool prints: quiet means quiet, per-file problems are capped, summaries read well.
 @Suite struct OutputTests {
     /// `count` JPEGs whose EXIF date can't be parsed: each is mirrored with a metadata problem.
@@ -122,6 +126,23 @@ import Testing
         #expect(refused.stderr.components(separatedBy: "--allow-mass-deletion").count == 2, "\(refused.stderr)")
         #expect(!refused.stderr.contains("allowMassDeletion"), "\(refused.stderr)")
         #expect(try cli.run("scan", folder.path, "--allow-mass-deletion").status == 0)
+    }
+
+    /// A daemon whose folder disappears stops with exit code 1 and says why, once.
+    @Test func aDaemonWhoseFolderVanishesSaysSoOnce() throws {
+        let cli = Photosync()
+        let folder = try sampleFolder()
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let daemon = try DaemonTests.Daemon(cli, folder: folder)
+        _ = try DaemonTests.waitUntilWatching(cli)
+        #expect(try cli.run("changes", "--since", try cli.token(), "--sync", folder.path).status == 0)
+        try FileManager.default.removeItem(at: folder)
+        #expect(Photosync.waitUntil(seconds: 60) { !daemon.process.isRunning }, "\(daemon.logText)")
+        if daemon.process.isRunning { _ = daemon.stop(SIGKILL) }
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 1)
+        #expect(daemon.logText.components(separatedBy: "was deleted, moved or unmounted").count == 2, "\(daemon.logText)")
+        #expect(try cli.run("assets").lines.count == 6)
     }
 
     /// `--verbose` is photosync's debug log: the lifecycle library's own debug lines stay out.
