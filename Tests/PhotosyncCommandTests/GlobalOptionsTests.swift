@@ -31,7 +31,7 @@ import Testing
         defer { cli.cleanUp() }
         let dataHome = cli.directory.appending(path: "data")
         let created = try cli.run(
-            ["init", "--json"], environment: ["XDG_DATA_HOME": dataHome.path, "PHOTOSYNC_LIBRARY": ""], withLibrary: false)
+            ["init", "--json"], environment: ["XDG_DATA_HOME": dataHome.path], unset: ["PHOTOSYNC_LIBRARY"], withLibrary: false)
         #expect(created.status == 0, "\(created.stderr)")
         #expect(try created.json()["library"] as? String == dataHome.appending(path: "photosync/Library.photosync").path)
     }

@@ -59,7 +59,7 @@ struct Photosync {
     }
 
     /// The environment of the child: a temporary home, and the given overrides.
-    func environment(_ extra: [String: String]) -> [String: String] {
+    func environment(_ extra: [String: String], unset: [String] = []) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = directory.appending(path: "home").path
         environment["XDG_DATA_HOME"] = directory.appending(path: "home/.local/share").path
@@ -67,17 +67,19 @@ struct Photosync {
         environment["COLUMNS"] = "100"
         environment.removeValue(forKey: "PHOTOSYNC_LOG_LEVEL")
         environment.merge(extra) { _, new in new }
+        for name in unset { environment.removeValue(forKey: name) }
         return environment
     }
 
     /// Starts `photosync --library LIBRARY arguments…` (without `--library` when `withLibrary` is false).
     func start(
-        _ arguments: [String], environment extra: [String: String] = [:], withLibrary: Bool = true, stdin: FileHandle? = nil
+        _ arguments: [String], environment extra: [String: String] = [:], unset: [String] = [], withLibrary: Bool = true,
+        stdin: FileHandle? = nil
     ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = withLibrary ? Self.placingLibrary(library.path, in: arguments) : arguments
-        process.environment = environment(extra)
+        process.environment = environment(extra, unset: unset)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -99,8 +101,8 @@ struct Photosync {
         try run(arguments)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:], withLibrary: Bool = true) throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment, withLibrary: withLibrary)
+    func run(_ arguments: [String], environment: [String: String] = [:], unset: [String] = [], withLibrary: Bool = true) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, unset: unset, withLibrary: withLibrary)
         // Both pipes at once: a child that fills one while we block on the other would hang.
         let stdout = Collector(out), stderr = Collector(err)
         let result = (stdout.finish(), stderr.finish())
