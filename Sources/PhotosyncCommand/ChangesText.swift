@@ -13,10 +13,10 @@ enum ChangesText {
         Output.line("token: \(page.token)\(page.hasMore ? " (more changes follow)" : "")")
     }
 
-    /// `2 assets inserted, 1 album updated`.
+    /// `2 assets inserted, 1 collection updated` (collections: albums, smart albums, moments; lists: folders, year lists).
     static func summary(_ change: Wire.Change) -> String {
         var parts: [String] = []
-        for (type, noun) in [(ObjectType.asset, "asset"), (.assetCollection, "album"), (.collectionList, "folder")] {
+        for (type, noun) in [(ObjectType.asset, "asset"), (.assetCollection, "collection"), (.collectionList, "list")] {
             let objects = change[type]
             for (list, verb) in [(objects.inserted, "inserted"), (objects.updated, "updated"), (objects.deleted, "deleted")] where !list.isEmpty {
                 parts.append("\(Plural.count(list.count, noun)) \(verb)")
@@ -29,7 +29,7 @@ enum ChangesText {
     static func objectLines(_ change: Wire.Change, includeCollections: Bool) -> [String] {
         var rows: [[String]] = []
         let types: [(ObjectType, String)] = includeCollections
-            ? [(.asset, "asset"), (.assetCollection, "album"), (.collectionList, "folder")] : [(.asset, "asset")]
+            ? [(.asset, "asset"), (.assetCollection, "collection"), (.collectionList, "list")] : [(.asset, "asset")]
         for (type, noun) in types {
             let objects = change[type]
             for (list, verb) in [(objects.inserted, "inserted"), (objects.updated, "updated"), (objects.deleted, "deleted")] {

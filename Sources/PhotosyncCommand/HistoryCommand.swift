@@ -68,7 +68,7 @@ struct HistoryCommand: AsyncParsableCommand {
 enum HistoryText {
     static func print(_ history: Wire.History) {
         if let expired = history.expired { Output.line("expired \(Plural.count(expired, "transaction"))") }
-        var rows = [["seq", "date", "author", "assets", "albums", "folders"]]
+        var rows = [["seq", "date", "author", "assets", "collections", "lists"]]
         for transaction in history.transactions {
             rows.append([
                 "\(transaction.seq)", transaction.date.description, transaction.author, counts(transaction.asset),

@@ -4,15 +4,18 @@
 public struct Nullable<Value: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     public var wrappedValue: Value?
 
+    /// A field holding `wrappedValue`.
     public init(wrappedValue: Value?) {
         self.wrappedValue = wrappedValue
     }
 
+    /// Decodes the JSON form, accepting what the type says it accepts.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
     }
 
+    /// Encodes the JSON form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(wrappedValue)

@@ -74,6 +74,7 @@ extension Wire {
             self.init(millisecondsSince1970: Int64(local - offset) * 1000 + fraction, utcOffset: offset)
         }
 
+        /// Decodes the JSON form, accepting what the type says it accepts.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
@@ -83,6 +84,7 @@ extension Wire {
             self = value
         }
 
+        /// Encodes the JSON form.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(description)

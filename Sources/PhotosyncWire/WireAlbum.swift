@@ -23,6 +23,7 @@ extension Wire {
         /// The local identifier of the folder (collection list) holding it, or nil.
         @Nullable public var parent: String?
 
+        /// A value with these fields.
         public init(
             localIdentifier: String, localizedTitle: String?, assetCollectionType: String, assetCollectionSubtype: String,
             estimatedAssetCount: Int, startDate: Timestamp?, endDate: Timestamp?, path: String?, parent: String?
@@ -45,6 +46,7 @@ extension Wire {
             case id, title, type, subtype, count
         }
 
+        /// Decodes the JSON form, accepting what the type says it accepts.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: DecodingKeys.self)
             localIdentifier = try c.decodeRequired(String.self, .localIdentifier, .id)

@@ -50,6 +50,7 @@ extension Wire {
             var altitude: Double?
         }
 
+        /// Decodes the JSON form, accepting what the type says it accepts.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: DecodingKeys.self)
             localIdentifier = try c.decodeRequired(String.self, .localIdentifier, .id)

@@ -10,6 +10,7 @@ extension Wire {
         public var hasMore: Bool
         public var changes: [Change]
 
+        /// A value with these fields.
         public init(token: String, hasMore: Bool, changes: [Change]) {
             self.token = token
             self.hasMore = hasMore
@@ -27,6 +28,7 @@ extension Wire {
         public var assetCollection: ObjectChanges
         public var collectionList: ObjectChanges
 
+        /// A value with these fields.
         public init(token: String, author: String, date: Timestamp, asset: ObjectChanges, assetCollection: ObjectChanges, collectionList: ObjectChanges) {
             self.token = token
             self.author = author
@@ -59,6 +61,7 @@ extension Wire {
         /// directory, relative to the mirrored folder.
         public var paths: [String: String]
 
+        /// A value with these fields.
         public init(inserted: [String] = [], updated: [String] = [], deleted: [String] = [],
                     changedProperties: [String: [String]] = [:], paths: [String: String] = [:]) {
             self.inserted = inserted

@@ -8,6 +8,7 @@ extension Wire {
         /// Where each one is mirrored, when it is (by identifier).
         public var paths: [String: String]
 
+        /// A value with these fields.
         public init(contentHash: String, assets: [String], paths: [String: String]) {
             self.contentHash = contentHash
             self.assets = assets

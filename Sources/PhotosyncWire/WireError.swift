@@ -12,6 +12,7 @@ extension Wire {
         /// expired changes: resynchronise first).
         @Nullable public var oldestValidToken: String?
 
+        /// A value with these fields.
         public init(error: String, message: String, exitCode: Int32, oldestValidToken: String? = nil) {
             self.error = error
             self.message = message

@@ -15,6 +15,7 @@ extension Wire {
         public var retentionDays: Double
         public var retentionTransactions: Int
 
+        /// The wire form of a library's ``HistoryStatus``.
         public init(_ status: HistoryStatus) {
             oldestValidToken = status.oldestValidToken.stringValue
             currentToken = status.currentToken.stringValue
@@ -36,6 +37,7 @@ extension Wire {
         /// because it wasn't asked to.
         @Nullable public var expired: Int?
 
+        /// A value with these fields.
         public init(summary: HistorySummary, transactions: [Transaction], hasMore: Bool, expired: Int?) {
             self.summary = summary
             self.transactions = transactions
@@ -57,6 +59,7 @@ extension Wire {
         public var assetCollection: Counts
         public var collectionList: Counts
 
+        /// A value with these fields.
         public init(seq: Int64, token: String, date: Timestamp, author: String, asset: Counts, assetCollection: Counts, collectionList: Counts) {
             self.seq = seq
             self.token = token
@@ -73,6 +76,7 @@ extension Wire {
             public var updated: Int
             public var deleted: Int
 
+            /// A value with these fields.
             public init(inserted: Int, updated: Int, deleted: Int) {
                 self.inserted = inserted
                 self.updated = updated

@@ -14,6 +14,7 @@ extension Wire {
         /// The first ``shownCount`` files, by path.
         public var first: [Problem]
 
+        /// A value with these fields.
         public init(count: Int = 0, byKind: [String: Int] = [:], first: [Problem] = []) {
             self.count = count
             self.byKind = byKind
@@ -43,6 +44,7 @@ extension Wire {
         /// What happened, for people.
         public var reason: String
 
+        /// A value with these fields.
         public init(path: String, kind: String, reason: String) {
             self.path = path
             self.kind = kind

@@ -25,6 +25,7 @@ extension Wire {
         /// The library's change token after the pass; nil in a status.
         @Nullable public var token: String?
 
+        /// The wire form of a sync worker's summary of a pass over `root`, its per-file problems capped.
         public init(_ summary: SyncWorker.ScanSummary, root: String, token: String?) {
             self.root = root
             inserted = summary.inserted
@@ -64,6 +65,7 @@ extension Wire {
         /// The library's change token after the import.
         public var token: String
 
+        /// A value with these fields.
         public init(root: String, imported: Int, skipped: ProblemList, metadataProblems: ProblemList, assets: Int, moments: Int, token: String) {
             self.root = root
             self.imported = imported

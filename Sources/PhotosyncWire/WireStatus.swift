@@ -13,6 +13,7 @@ extension Wire {
         /// The process mirroring into the library now (`photosync watch` or `scan`), or nil.
         @Nullable public var watcher: Watcher?
 
+        /// A value with these fields.
         public init(library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?) {
             self.library = library
             self.identity = identity
@@ -33,6 +34,7 @@ extension Wire {
         /// Albums and folders not inside a folder.
         public var topLevelCollections: Int
 
+        /// A value with these fields.
         public init(assets: Int, albums: Int, moments: Int, topLevelCollections: Int) {
             self.assets = assets
             self.albums = albums
@@ -48,6 +50,7 @@ extension Wire {
         @Nullable public var lastScanEnd: Timestamp?
         @Nullable public var lastScan: ScanSummary?
 
+        /// A value with these fields.
         public init(path: String, lastScanStart: Timestamp?, lastScanEnd: Timestamp?, lastScan: ScanSummary?) {
             self.path = path
             self.lastScanStart = lastScanStart
@@ -66,6 +69,7 @@ extension Wire {
         public var root: String
         public var since: Timestamp
 
+        /// A value with these fields.
         public init(pid: Int32, mode: String, root: String, since: Timestamp) {
             self.pid = pid
             self.mode = mode

@@ -4,6 +4,7 @@ extension Wire {
         /// The token's URL-safe string form.
         public var token: String
 
+        /// A value with these fields.
         public init(token: String) { self.token = token }
     }
 
@@ -16,6 +17,7 @@ extension Wire {
         /// Whether this call created it.
         public var created: Bool
 
+        /// A value with these fields.
         public init(library: String, identity: String, created: Bool) {
             self.library = library
             self.identity = identity
