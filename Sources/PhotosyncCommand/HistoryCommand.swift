@@ -78,10 +78,12 @@ enum HistoryText {
         if rows.count > 1 { for line in Output.table(rows) { Output.line(line) } }
         if history.hasMore { Output.line("… more transactions follow (--limit)") }
         let summary = history.summary
-        Output.line("transactions kept:  \(summary.transactions) (\(Plural.count(summary.objectChanges, "object change")))")
+        Output.line(summary.transactions == 0
+            ? "transactions kept:  0 (every one expired; the current token stays valid)"
+            : "transactions kept:  \(summary.transactions) (\(Plural.count(summary.objectChanges, "object change")))")
         Output.line("oldest valid token: \(summary.oldestValidToken)")
         Output.line("current token:      \(summary.currentToken)")
-        Output.line("retention:          \(Plural.count(Int(summary.retentionDays), "day")), \(Plural.count(summary.retentionTransactions, "transaction")) (the newest transaction is always kept)")
+        Output.line("retention:          \(Plural.count(Int(summary.retentionDays), "day")), \(Plural.count(summary.retentionTransactions, "transaction")) (applied automatically; it always keeps the newest transaction)")
     }
 
     /// `+3 ~1 -0`: inserted, updated, deleted.
