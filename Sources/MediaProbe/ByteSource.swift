@@ -8,8 +8,20 @@ import Darwin
 protocol ByteSource {
     /// The total size in bytes.
     var size: Int64 { get }
+    /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`; returns how many (fewer at the
+    /// end or on a read error).
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+extension ByteSource {
     /// Up to `count` bytes starting at `offset`; fewer at the end or on a read error.
-    func read(at offset: Int64, count: Int) -> [UInt8]
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            initialized = read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
 }
 
 /// A buffer held in memory (tests, fuzzing, payloads already read).
@@ -17,11 +29,14 @@ struct MemorySource: ByteSource {
     let bytes: [UInt8]
     var size: Int64 { Int64(bytes.count) }
 
-    func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, count > 0, offset < size else { return [] }
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
         let start = Int(offset)
-        let end = start + min(count, bytes.count - start)
-        return Array(bytes[start..<end])
+        let count = min(buffer.count, bytes.count - start)
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: count)
+        }
+        return count
     }
 }
 
@@ -37,26 +52,22 @@ final class FileSource: ByteSource {
         self.size = size
     }
 
-    func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, count > 0, offset < size else { return [] }
-        let wanted = Int(min(Int64(count), size - offset))
-        var buffer = [UInt8](repeating: 0, count: wanted)
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
+        let wanted = Int(min(Int64(buffer.count), size - offset))
         var filled = 0
-        buffer.withUnsafeMutableBytes { raw in
-            while filled < wanted {
-                let got = pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
-                if got > 0 {
-                    filled += got
-                } else if got < 0 && errno == EINTR {
-                    continue
-                } else {
-                    if got < 0, readError == nil { readError = errno }
-                    break  // EOF (the file shrank) or an I/O error: return what we have.
-                }
+        while filled < wanted {
+            let got = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+            if got > 0 {
+                filled += got
+            } else if got < 0 && errno == EINTR {
+                continue
+            } else {
+                if got < 0, readError == nil { readError = errno }
+                break  // EOF (the file shrank) or an I/O error: return what we have.
             }
         }
-        if filled < wanted { buffer.removeSubrange(filled...) }
-        return buffer
+        return filled
     }
 }
 
@@ -88,16 +99,26 @@ final class BoundedReader {
     /// Up to `count` bytes at `offset` (fewer at the end of the file, none once a budget ran out).
     func read(at offset: Int64, count: Int) -> [UInt8] {
         guard count > 0, offset >= 0, offset < size else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            initialized = read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
+    /// Copies up to `buffer.count` bytes at `offset` into `buffer` (fewer at the end of the file, none once a
+    /// budget ran out); returns how many.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard buffer.count > 0, offset >= 0, offset < size else { return 0 }
         guard readsLeft > 0, bytesLeft > 0 else {
             exhausted = true
-            return []
+            return 0
         }
         readsLeft -= 1
-        let granted = min(count, bytesLeft)
-        if granted < count { exhausted = true }
-        let bytes = source.read(at: offset, count: granted)
-        bytesLeft -= bytes.count
-        return bytes
+        let granted = min(buffer.count, bytesLeft)
+        if granted < buffer.count { exhausted = true }
+        let got = source.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted)))
+        bytesLeft -= got
+        return got
     }
 
     /// Exactly `count` bytes at `offset`, or nil when the file is shorter.

@@ -6,7 +6,8 @@ struct ImageContainerInfo {
     var exifBlock: [UInt8]?
     /// The first IFD lies beyond what libexif can be given.
     var exifOutOfReach = false
-    var xmp: String?
+    /// The XMP packet's bytes, as stored (parsed by ``XMPParser``).
+    var xmp: ArraySlice<UInt8>?
     /// For HEIF: the orientation from `irot`/`imir`, already applied to the size.
     var transformOrientation: ImageOrientation?
     /// Canon CR3 EXIF, split over three blocks.
@@ -65,7 +66,7 @@ struct ContainerReader {
                 if info.exifBlock == nil, payload.starts(with: Self.exifSignature) {
                     info.exifBlock = payload
                 } else if info.xmp == nil, payload.starts(with: Self.xmpSignature) {
-                    info.xmp = String(decoding: payload.dropFirst(Self.xmpSignature.count), as: UTF8.self)
+                    info.xmp = payload.dropFirst(Self.xmpSignature.count)
                 }
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
                 if info.width == nil, let sof = reader.readExactly(at: payloadStart, count: 5) {
@@ -123,7 +124,7 @@ struct ContainerReader {
                         guard let nul = rest.firstIndex(of: 0) else { break }
                         rest = rest[(nul + 1)...]
                     }
-                    info.xmp = String(decoding: rest, as: UTF8.self)
+                    info.xmp = rest
                 }
             case fourCC("IEND"):
                 return info
@@ -195,7 +196,7 @@ struct ContainerReader {
             case fourCC("EXIF") where info.exifBlock == nil:
                 info.exifBlock = reader.read(at: offset + 8, count: Int(min(length, Int64(ExifReader.maximumTIFFLength + 6))))
             case fourCC("XMP ") where info.xmp == nil && length < Int64(Self.xmpLimit):
-                info.xmp = String(decoding: reader.read(at: offset + 8, count: Int(length)), as: UTF8.self)
+                info.xmp = reader.read(at: offset + 8, count: Int(length))[...]
             default:
                 break
             }
@@ -213,6 +214,9 @@ struct ContainerReader {
         let bigEndian = head[0] == UInt8(ascii: "M")
         let firstIFD = Int64(ByteView(head).u32(4, bigEndian: bigEndian)!)
         let structure = TIFFStructure(reader: reader, bigEndian: bigEndian)
+        if let packet = structure.directory(at: firstIFD)?.entry(TIFFTag.xmp) {
+            info.xmp = structure.valueBytes(packet, limit: Self.xmpLimit)[...]
+        }
         if let size = structure.mainImageSize(firstIFD: firstIFD) {
             info.width = size.width
             info.height = size.height

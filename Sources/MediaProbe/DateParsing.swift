@@ -144,6 +144,15 @@ enum DateRules {
         return (time, offset)
     }
 
+    /// Whether an ISO 8601 text is a date of only a year (`2023`) or a year and month (`2023-07`), as XMP
+    /// allows.
+    static func isPartialISO8601(_ text: String) -> Bool {
+        let parts = numbers(Substring(text.trimmingCharacters(in: .whitespaces)))
+        return parts.count <= 2 && parts.first?.digits == 4 && text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-") || $0 == 0x20
+        }
+    }
+
     /// The instant of a wall-clock time: with an explicit offset, or else in `timeZone` (daylight saving
     /// time included; for a wall-clock time skipped or repeated by a transition, the offset in force just
     /// before it).

@@ -36,6 +36,8 @@ struct ExifValues {
     var makerNote: [UInt8]?
     /// How many entries libexif loaded in all.
     var entryCount = 0
+    /// Whether the block is big-endian (`MM`); maker notes of some vendors follow it.
+    var bigEndian = false
 
     /// Whether the camera that made the file identified itself.
     var hasCameraIdentity: Bool { make != nil || model != nil }
@@ -59,6 +61,7 @@ enum ExifReader {
         let ifds = loaded.pointee.ifd
         let order = exif_data_get_byte_order(loaded)
         var values = ExifValues()
+        values.bigEndian = order == EXIF_BYTE_ORDER_MOTOROLA
         let ifd0 = IFDRef(content: ifds.0, order: order)
         let exif = IFDRef(content: ifds.2, order: order)
         let gps = IFDRef(content: ifds.3, order: order)

@@ -116,12 +116,12 @@ public enum MediaProbe {
             let top = walker.children(from: 0, to: reader.size, path: "")
             if format.isHEIF {
                 var info = ImageContainerInfo()
-                if let heif = HEIFParser(walker: walker).parse(topLevel: top) {
+                if let heif = HEIFReader(context: context).read() {
                     info.width = heif.width
                     info.height = heif.height
-                    info.transformOrientation = heif.orientation
+                    info.transformOrientation = HEIFTransforms(walker: walker).orientation(of: heif.itemID, topLevel: top)
                     info.exifBlock = heif.exifBlock
-                    info.xmp = heif.xmp
+                    info.xmp = heif.xmp?[...]
                 }
                 builder.buildImage(format: format, container: info, exif: readExif(info, context: context))
             } else if let moov = top.first(where: { $0.type == fourCC("moov") }) {
