@@ -182,6 +182,23 @@ struct XMPContainerTests {
         #expect(try Fixture.probe("rotated-crop.heic").metadata.burstIdentifier == "HEIC-BURST-7")
     }
 
+    @Test("namespaces and structure decide, not the text: impostor prefixes and look-alike values")
+    func notText() {
+        // The GPano prefix bound to another namespace; "Screenshot" as a title after a UserComment.
+        let impostor = XMPSample.packet(body: """
+            <exif:UserComment>Holiday</exif:UserComment>
+            <dc:title><rdf:Alt><rdf:li xml:lang="x-default">Screenshot</rdf:li></rdf:Alt></dc:title>
+            """).replacingOccurrences(of: "http://ns.google.com/photos/1.0/panorama/", with: "http://example.com/GPano/")
+            .replacingOccurrences(of: "<exif:UserComment>", with: "<GPano:ProjectionType>equirectangular</GPano:ProjectionType><exif:UserComment>")
+        let metadata = Synthetic.probe(Synthetic.jpeg(tiff: nil, xmp: impostor))
+        #expect(metadata.mediaSubtypes.isEmpty && metadata.problems.isEmpty, "\(metadata)")
+        // Google's namespace under another prefix.
+        let renamed = XMPSample.packet(
+            attributes: #"pano:ProjectionType="equirectangular""#,
+            extra: #"xmlns:pano="http://ns.google.com/photos/1.0/panorama/""#)
+        #expect(Synthetic.probe(Synthetic.jpeg(tiff: nil, xmp: renamed)).mediaSubtypes == .photoPanorama)
+    }
+
     @Test("EXIF dates win over XMP dates; XMP dates fill in for files without EXIF dates")
     func datePrecedence() {
         var tiff = TIFFBuilder()
