@@ -11,6 +11,8 @@ protocol ByteSource {
     /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`; returns how many (fewer at the
     /// end or on a read error).
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// Whether each read costs a system call, so that small reads are better served from a read-ahead page.
+    var prefersReadAhead: Bool { get }
 }
 
 extension ByteSource {
@@ -28,6 +30,7 @@ extension ByteSource {
 struct MemorySource: ByteSource {
     let bytes: [UInt8]
     var size: Int64 { Int64(bytes.count) }
+    var prefersReadAhead: Bool { false }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
@@ -46,6 +49,7 @@ final class FileSource: ByteSource {
     let size: Int64
     /// The errno of the first failed read (a short read at the end of the file is no error).
     private(set) var readError: Int32?
+    var prefersReadAhead: Bool { true }
 
     init(descriptor: Int32, size: Int64) {
         self.descriptor = descriptor
@@ -73,17 +77,29 @@ final class FileSource: ByteSource {
 
 /// The reader every parser goes through: it bounds the total bytes and the number of reads of one probe, so
 /// that no file, however crafted, makes a probe read unbounded memory or loop for long.
+///
+/// Small reads from a file (box, chunk and segment headers: 4 to 64 bytes, thousands per probe for some
+/// formats) are served from a read-ahead page: the file is read a page at a time, so that walking the headers
+/// packed into a few kilobytes costs one system call, not one per header. The byte budget counts the bytes
+/// handed to parsers; read-ahead adds at most one page per read to what is read from the file.
 final class BoundedReader {
-    /// The most bytes one probe reads in total.
+    /// The most bytes one probe hands to its parsers in total.
     static let defaultByteBudget = 16 << 20
     /// The most reads one probe makes.
     static let defaultReadBudget = 50_000
+    /// The read-ahead page size: reads smaller than this are served from a page read at their offset.
+    static let pageSize = 4096
 
     let source: any ByteSource
     private(set) var bytesLeft: Int
     private(set) var readsLeft: Int
     /// Set once a budget ran out; parsers then stop quietly with what they have.
     private(set) var exhausted = false
+    /// The read-ahead page (allocated when a small read from a file first needs it), where it starts in the
+    /// file, and how many of its bytes are valid.
+    private var page: [UInt8] = []
+    private var pageStart: Int64 = 0
+    private var pageCount = 0
 
     init(
         _ source: any ByteSource, byteBudget: Int = BoundedReader.defaultByteBudget,
@@ -114,11 +130,36 @@ final class BoundedReader {
             return 0
         }
         readsLeft -= 1
-        let granted = min(buffer.count, bytesLeft)
-        if granted < buffer.count { exhausted = true }
-        let got = source.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted)))
+        let wanted = Int(min(Int64(buffer.count), size - offset))
+        let granted = min(wanted, bytesLeft)
+        if granted < wanted { exhausted = true }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted))
+        let got: Int
+        if granted < Self.pageSize, source.prefersReadAhead {
+            got = readThroughPage(at: offset, into: target)
+        } else {
+            got = source.read(at: offset, into: target)
+        }
         bytesLeft -= got
         return got
+    }
+
+    /// Serves a small read from the read-ahead page, reading the page at `offset` when it does not hold it.
+    private func readThroughPage(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if offset < pageStart || offset + Int64(buffer.count) > pageStart + Int64(pageCount) {
+            if page.isEmpty {
+                // Never read before it is written: only the first `pageCount` bytes are used.
+                page = [UInt8](unsafeUninitializedCapacity: Self.pageSize) { _, count in count = Self.pageSize }
+            }
+            pageCount = page.withUnsafeMutableBytes { source.read(at: offset, into: $0) }
+            pageStart = offset
+        }
+        let available = min(buffer.count, Int(pageStart + Int64(pageCount) - offset))
+        guard available > 0 else { return 0 }
+        page.withUnsafeBytes { bytes in
+            buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + Int(offset - pageStart), byteCount: available)
+        }
+        return available
     }
 
     /// Exactly `count` bytes at `offset`, or nil when the file is shorter.
@@ -209,6 +250,15 @@ func fourCCString(_ code: UInt32) -> String {
 /// Text from bytes: stops at the first NUL, decodes UTF-8 leniently, drops control characters and trims.
 /// Returns nil for empty results.
 func cleanText(_ bytes: some Collection<UInt8>) -> String? {
+    // Most metadata text is printable ASCII: then trimming spaces is all there is to do.
+    let ascii: String?? = bytes.withContiguousStorageIfAvailable { buffer in
+        let text = buffer.prefix { $0 != 0 }
+        guard text.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        guard let first = text.firstIndex(where: { $0 != 0x20 }) else { return .some(nil) }
+        let last = text.lastIndex { $0 != 0x20 }!
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: buffer[first...last]), as: UTF8.self))
+    } ?? nil
+    if let ascii { return ascii }
     let upToNul = bytes.prefix { $0 != 0 }
     let decoded = String(decoding: Array(upToNul), as: UTF8.self)
     let scalars = decoded.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }

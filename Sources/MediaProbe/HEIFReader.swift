@@ -23,9 +23,13 @@ struct HEIFImage {
 }
 
 /// Reads HEIF and AVIF files through libheif (Debian `libheif-dev`): the file's structure, the primary
-/// image, its displayed size (crop and rotation included) and its metadata items. libheif reads through the
-/// probe's bounded reader, so a HEIF file is read like any other: box headers and the items asked for, never
-/// the coded image data.
+/// image, its displayed size (crop and rotation included) and its metadata items.
+///
+/// libheif reads through a bounded reader over the probe's file: box headers, the metadata items and — for a
+/// primary image that is a single coded item rather than a grid of tiles (what libheif and ImageMagick write;
+/// not iPhones, whose primary images are grids) — that item's coded data, which libheif 1.15 loads while
+/// interpreting the file. Its byte budget is therefore twice the file size (at least the probe's usual
+/// 16 MiB), its read budget the probe's usual one.
 ///
 /// libheif 1.15 (Debian 12) has no API for the transform properties themselves (`heif_properties.h` came in
 /// 1.16): the EXIF-equivalent orientation is read from `irot`/`imir` by ``HEIFTransforms``.
@@ -43,7 +47,10 @@ struct HEIFReader {
             return nil
         }
         defer { heif_context_free(heif) }
-        let stream = HEIFStream(reader: context.reader)
+        let budget = max(BoundedReader.defaultByteBudget, Int(min(context.reader.size, Int64(Int32.max))) * 2)
+        let reader = BoundedReader(context.reader.source, byteBudget: budget)
+        defer { if reader.exhausted { context.note(.limitReached, "HEIF", "libheif's read budget exhausted") } }
+        let stream = HEIFStream(reader: reader)
         let unmanaged = Unmanaged.passRetained(stream)
         defer { unmanaged.release() }
         var callbacks = HEIFStream.callbacks

@@ -55,14 +55,15 @@ struct BoxWalker {
                 userType = reader.readExactly(at: offset + headerSize, count: 16)
                 headerSize += 16
             }
-            let boxPath = join(path, fourCCString(type))
             guard size >= headerSize else {
-                context.note(.malformed, boxPath, "box size \(size) is smaller than its header")
+                context.note(.malformed, join(path, fourCCString(type)), "box size \(size) is smaller than its header")
                 break
             }
             var boxEnd = size > limit - offset ? limit : offset + size
             if size > end - offset || (type == fourCC("uuid") && userType == nil) {
-                context.note(.truncated, boxPath, "box of \(size) bytes at \(offset) ends past its container or the file")
+                context.note(
+                    .truncated, join(path, fourCCString(type)),
+                    "box of \(size) bytes at \(offset) ends past its container or the file")
                 boxEnd = limit
             }
             guard boxEnd >= offset + headerSize else { break }

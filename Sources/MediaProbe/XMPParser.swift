@@ -32,27 +32,25 @@ enum XMPParser {
     }
 
     /// Parses one packet. An empty packet (nothing but blanks and NULs) has no values and no failure.
-    static func parse(_ packet: some Collection<UInt8>) -> Result<XMPValues, Failure> {
-        let bytes = trimmed(packet)
-        guard !bytes.isEmpty else { return .success(XMPValues()) }
-        return bytes.withContiguousStorageIfAvailable { parse(UnsafeRawBufferPointer($0)) }
-            ?? Array(bytes).withUnsafeBytes { parse($0) }
+    static func parse(_ packet: [UInt8]) -> Result<XMPValues, Failure> {
+        packet.withUnsafeBytes { parse(trimmed($0)) }
     }
 
-    /// The packet without trailing NULs and blanks (some writers pad with NULs) and leading blanks.
-    private static func trimmed<C: Collection<UInt8>>(_ packet: C) -> C.SubSequence {
+    /// Parses one packet held in part of a larger buffer (a JPEG segment, a PNG chunk).
+    static func parse(_ packet: ArraySlice<UInt8>) -> Result<XMPValues, Failure> {
+        packet.withUnsafeBytes { parse(trimmed($0)) }
+    }
+
+    /// The packet without leading blanks and trailing blanks and NULs (some writers pad with NULs).
+    private static func trimmed(_ packet: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         func padding(_ byte: UInt8) -> Bool { byte == 0 || byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = packet.firstIndex(where: { !padding($0) }) else { return packet[packet.endIndex...] }
-        var end = packet.endIndex
-        var index = first
-        while index != packet.endIndex {
-            if !padding(packet[index]) { end = packet.index(after: index) }
-            index = packet.index(after: index)
-        }
-        return packet[first..<end]
+        guard let first = packet.firstIndex(where: { !padding($0) }) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let last = packet.lastIndex { !padding($0) }!
+        return UnsafeRawBufferPointer(rebasing: packet[first...last])
     }
 
     private static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<XMPValues, Failure> {
+        guard !bytes.isEmpty else { return .success(XMPValues()) }
         // The namespace separator: a space, which cannot occur in a namespace URI or a local name.
         guard let parser = XML_ParserCreateNS(nil, CChar(UInt8(ascii: " "))) else {
             return .failure(.notWellFormed(message: "out of memory", offset: 0))
