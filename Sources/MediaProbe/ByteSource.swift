@@ -162,6 +162,15 @@ final class BoundedReader {
         return available
     }
 
+    /// The 8 bytes at `offset` as two big-endian 32-bit words (a box or chunk header), read without a heap
+    /// allocation; nil when the file is shorter.
+    func readHeaderWords(at offset: Int64) -> (UInt32, UInt32)? {
+        var raw: (UInt32, UInt32) = (0, 0)
+        let got = withUnsafeMutableBytes(of: &raw) { read(at: offset, into: $0) }
+        guard got == 8 else { return nil }
+        return (UInt32(bigEndian: raw.0), UInt32(bigEndian: raw.1))
+    }
+
     /// Exactly `count` bytes at `offset`, or nil when the file is shorter.
     func readExactly(at offset: Int64, count: Int) -> [UInt8]? {
         let bytes = read(at: offset, count: count)

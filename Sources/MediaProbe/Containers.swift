@@ -27,6 +27,11 @@ struct ContainerReader {
     // MARK: JPEG
 
     /// Walks the JPEG marker segments up to the start of scan: SOFn gives the size, APP1 the EXIF and XMP.
+    ///
+    /// Extended XMP (APP1 `http://ns.adobe.com/xmp/extension/`, the continuation a packet names with
+    /// `xmpNote:HasExtendedXMP`) is not read: writers move only large values there (Google's depth maps and
+    /// embedded images, up to megabytes of base64), never the short properties photosync uses, which the
+    /// XMP specification keeps in the main packet.
     func jpeg(at start: Int64 = 0) -> ImageContainerInfo {
         var info = ImageContainerInfo()
         var offset = start + 2
@@ -97,13 +102,11 @@ struct ContainerReader {
         var offset: Int64 = 8
         for _ in 0..<1024 {
             guard context.visitElement() else { break }
-            guard let head = reader.readExactly(at: offset, count: 8) else {
+            guard let (length32, type) = reader.readHeaderWords(at: offset) else {
                 context.note(.truncated, "PNG", "ends before IEND")
                 break
             }
-            let view = ByteView(head)
-            let length = Int64(view.u32(0)!)
-            let type = view.u32(4)!
+            let length = Int64(length32)
             if length > Int64(Int32.max) {
                 context.note(.malformed, "PNG", "chunk length \(length)")
                 break
@@ -162,10 +165,8 @@ struct ContainerReader {
         var fromCanvas = false
         while offset + 8 <= min(riffEnd, reader.size) {
             guard context.visitElement() else { break }
-            guard let head = reader.readExactly(at: offset, count: 8) else { break }
-            let view = ByteView(head)
-            let type = view.u32(0)!
-            let length = Int64(view.u32(4, bigEndian: false)!)
+            guard let (type, swappedLength) = reader.readHeaderWords(at: offset) else { break }
+            let length = Int64(swappedLength.byteSwapped)  // RIFF sizes are little-endian
             if offset + 8 + length > reader.size {
                 context.note(.truncated, "WEBP/" + fourCCString(type), "chunk ends past the end of the file")
             }

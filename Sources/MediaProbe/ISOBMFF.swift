@@ -30,10 +30,7 @@ struct BoxWalker {
         }
         while offset <= limit - 8 {
             guard context.visitElement() else { break }
-            guard let header = reader.readExactly(at: offset, count: 8) else { break }
-            let view = ByteView(header)
-            let size32 = view.u32(0)!
-            let type = view.u32(4)!
+            guard let (size32, type) = reader.readHeaderWords(at: offset) else { break }
             var headerSize: Int64 = 8
             var size: Int64
             switch size32 {
