@@ -37,6 +37,16 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
+        .systemLibrary(
+            name: "CExpat",
+            pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
 
         // Layer 0: leaf modules with no knowledge of the library.
         .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
@@ -46,7 +56,7 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["CExif", "CExpat", "CHeif", "ContentHash"], swiftSettings: strict),
         // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
         .target(name: "FolderWatch", swiftSettings: strict),
 
@@ -129,7 +139,15 @@ let package = Package(
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "SeededRandom"],
+            exclude: ["ProbeDriver"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        // A driver for callgrind measurements of the probe (not shipped): see its main.swift.
+        .executableTarget(
+            name: "ProbeDriver",
+            dependencies: ["MediaProbe"],
+            path: "Tests/MediaProbeTests/ProbeDriver",
             swiftSettings: strict
         ),
         // FolderWatch tests: real temporary folders, real inotify.
