@@ -68,16 +68,31 @@ public final class PhotoLibrary: Sendable {
     /// The file name of the database inside the library directory.
     public static let databaseFileName = "Photos.sqlite"
 
-    /// `$XDG_DATA_HOME/photosync/Library.photosync`, else `~/.local/share/photosync/Library.photosync`.
-    public static var defaultURL: URL {
-        let environment = ProcessInfo.processInfo.environment
+    /// Where a library lives when none is named: the one rule the `photosync` command shares.
+    ///
+    /// 1. `$PHOTOSYNC_LIBRARY`, when set and not empty (a relative path is taken from the current directory);
+    /// 2. else `$XDG_DATA_HOME/photosync/Library.photosync`, when `XDG_DATA_HOME` is an absolute path (the XDG
+    ///    base directory specification ignores a relative one);
+    /// 3. else `~/.local/share/photosync/Library.photosync` (`~` is `$HOME`, else the user's home directory).
+    ///
+    /// Read from this process's environment each time it is asked for; see ``defaultURL(environment:)``.
+    public static var defaultURL: URL { defaultURL(environment: ProcessInfo.processInfo.environment) }
+
+    /// The library ``defaultURL`` names for an environment: the same rule, applied to `environment` instead of
+    /// this process's.
+    public static func defaultURL(environment: [String: String]) -> URL {
+        if let path = environment["PHOTOSYNC_LIBRARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        }
         let dataHome: URL
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             dataHome = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            dataHome = URL(fileURLWithPath: home, isDirectory: true).appending(path: ".local/share", directoryHint: .isDirectory)
         } else {
-            dataHome = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share")
+            dataHome = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share", directoryHint: .isDirectory)
         }
-        return dataHome.appending(path: "photosync/Library.photosync", directoryHint: .isDirectory)
+        return dataHome.appending(path: "photosync/Library.photosync", directoryHint: .isDirectory).standardizedFileURL
     }
 
     /// Opens the library at `url`, creating it when the directory is missing or empty, and applies pending

@@ -80,6 +80,37 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// Whether the error says that the history no longer reaches a stored change token, so that the only way
+    /// forward is a full resync: ``PhotoLibrary/fetchCurrentState()``, then continue from its `changeToken`.
+    ///
+    /// True for ``persistentChangeTokenExpired(oldestValidToken:)`` (3105),
+    /// ``changeTokenFromAnotherLibrary(tokenLibrary:library:)`` (9101),
+    /// ``changeTokenAheadOfLibrary(tokenSequence:currentSequence:)`` (9102) and
+    /// ``undecodableChangeToken(reason:)`` (9103); false for every other error, which a resync would not cure.
+    ///
+    /// Test it inside a plain `catch` rather than with a pattern: swiftc 6.3.1 crashes on
+    /// `catch PhotoLibraryError.persistentChangeTokenExpired(let token)` (and on `catch let e as
+    /// PhotoLibraryError`) in some async functions whose `do` body throws only this type:
+    ///
+    /// ```swift
+    /// do throws(PhotoLibraryError) {
+    ///     let changes = try library.fetchPersistentChanges(since: token)
+    ///     // …
+    /// } catch {
+    ///     guard error.requiresResync else { throw error }
+    ///     let state = try library.fetchCurrentState()
+    /// }
+    /// ```
+    public var requiresResync: Bool {
+        switch self {
+        case .persistentChangeTokenExpired, .changeTokenFromAnotherLibrary, .changeTokenAheadOfLibrary,
+            .undecodableChangeToken:
+            true
+        default:
+            false
+        }
+    }
+
     public var description: String {
         switch self {
         case .notALibrary(let path, let reason): "\(path) is not a photosync library: \(reason)"

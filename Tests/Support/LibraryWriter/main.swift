@@ -2,6 +2,9 @@
 //
 //   LibraryWriter LIBRARY commit-loop SEED   random change blocks forever; prints each new token once durable
 //   LibraryWriter LIBRARY commit N           N small commits, then exits
+//   LibraryWriter LIBRARY use-after-block 0        a request kept after its block, then used: must trap
+//   LibraryWriter LIBRARY task-after-block 0       a request used by a task of its block once the block returned: must trap
+//   LibraryWriter LIBRARY request-outside-block 0  a request made outside any block: must trap
 import Foundation
 import LibraryTestSupport
 import PhotoLibrary
@@ -32,6 +35,17 @@ case "commit":
         }
         emit(try library.currentChangeToken.stringValue)
     }
+case "use-after-block":
+    var kept: AssetChangeRequest?
+    try library.performChangesAndWait(author: "writer") { kept = Misuse.makeAsset() }
+    kept!.isFavorite = true
+    exit(0)
+case "task-after-block":
+    try Misuse.useFromATaskAfterTheBlock(library)
+    exit(0)
+case "request-outside-block":
+    _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "outside")
+    exit(0)
 default:
     exit(2)
 }
