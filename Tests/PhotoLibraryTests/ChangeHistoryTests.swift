@@ -120,6 +120,42 @@ import Testing
         #expect(PhotoLibraryError.persistentChangeDetailsUnavailable.code == 3210)
     }
 
+    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them")
+    func requiresResyncNamesTheTokenErrors() throws {
+        let test = try TestLibrary()
+        let other = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.makeAssets(3)
+        let current = try test.library.currentChangeToken
+        var thrown: [PhotoLibraryError] = []
+        func collect(_ body: () throws -> Void) {
+            do { try body() } catch { thrown.append(error as? PhotoLibraryError ?? .database(code: 0, message: "\(error)")) }
+        }
+        collect { _ = try test.library.fetchPersistentChanges(since: try other.library.currentChangeToken) }  // 9101
+        collect {
+            _ = try test.library.fetchPersistentChanges(
+                since: ChangeToken(libraryIdentity: test.library.identity, sequence: current.sequence + 1, stamp: 0))
+        }  // 9102
+        collect { _ = try ChangeToken(string: "not a token") }  // 9103
+        try test.library.expireHistory(before: current)
+        collect { _ = try test.library.fetchPersistentChanges(since: start) }  // 3105
+        #expect(thrown.map(\.code) == [9101, 9102, 9103, 3105])
+        #expect(thrown.map(\.requiresResync) == [true, true, true, true])
+
+        // Every other error is not cured by a resync.
+        let others: [PhotoLibraryError] = [
+            .notALibrary(path: "p", reason: "r"), .corruptLibrary(path: "p", reason: "r"), .schemaTooNew(found: 9, supported: 3),
+            .storageUnavailable(path: "p", reason: "r"), .objectNotFound(localIdentifier: "x"),
+            .indexOutOfRange(index: 1, count: 0), .duplicateMembership(assetIdentifier: "a", collectionIdentifier: "c"),
+            .cyclicCollectionList(localIdentifier: "a", parentIdentifier: "b"), .invalidRequest("r"),
+            .invalidValue(property: "p", reason: "r"), .notInChangeBlock, .fileUnreadable(path: "p", reason: "r"),
+            .notEnoughSpace, .duplicateIdentifier(index: 1, inBefore: true), .invalidPredicate(message: "m", position: nil),
+            .persistentChangeDetailsUnavailable, .database(code: 1, message: "m"),
+        ]
+        for error in others { #expect(!error.requiresResync, "\(error)") }
+        #expect(Set(others.map(\.code)).isDisjoint(with: [3105, 9101, 9102, 9103]))
+    }
+
     @Test func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens() throws {
         let test = try TestLibrary()
         try test.makeAssets(1)

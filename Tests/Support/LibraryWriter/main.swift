@@ -1,5 +1,6 @@
 // A writer process for the cross-process and crash tests (not shipped).
 //
+//   LibraryWriter default-url                PhotoLibrary.defaultURL, as this process's environment makes it
 //   LibraryWriter LIBRARY commit-loop SEED   random change blocks forever; prints each new token once durable
 //   LibraryWriter LIBRARY commit N           N small commits, then exits
 //   LibraryWriter LIBRARY use-after-block 0        a request kept after its block, then used: must trap
@@ -11,6 +12,10 @@ import PhotoLibrary
 
 func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let arguments = CommandLine.arguments
+if arguments.count == 2 && arguments[1] == "default-url" {
+    emit(PhotoLibrary.defaultURL.path)
+    exit(0)
+}
 guard arguments.count >= 4 else {
     FileHandle.standardError.write(Data("usage: LibraryWriter LIBRARY (commit-loop SEED | commit N)\n".utf8))
     exit(2)
