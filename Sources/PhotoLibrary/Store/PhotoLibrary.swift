@@ -37,10 +37,15 @@ public final class PhotoLibrary: Sendable {
         /// The largest share of a fetch result that may be removed, inserted or moved for its change details
         /// to stay incremental (``FetchResultChangeDetails/hasIncrementalChanges``). Default 0.5.
         public var incrementalChangeLimit: Double
+        /// How often ``PhotoLibrary/waitForChanges(after:timeout:excludedAuthors:)`` and observers re-check the
+        /// library when no commit notification arrives: the safety net for a writer killed between its commit
+        /// and its notification, or a file system without inotify. Default 1 s; nil never re-checks (only
+        /// notifications wake them — what tests of the notifications set).
+        public var commitPollInterval: Duration?
 
         /// Makes options. A nil `retention` uses the policy stored in the library (30 days and 1,000,000
         /// transactions unless set otherwise); `busyTimeout` is in seconds. Journaling and durable commits are on,
-        /// and ``incrementalChangeLimit`` is 0.5.
+        /// ``incrementalChangeLimit`` is 0.5 and ``commitPollInterval`` 1 s.
         public init(createIfNeeded: Bool = true, retention: RetentionPolicy? = nil, busyTimeout: TimeInterval = 30) {
             self.createIfNeeded = createIfNeeded
             self.retention = retention
@@ -48,6 +53,7 @@ public final class PhotoLibrary: Sendable {
             self.durableCommits = true
             self.busyTimeout = busyTimeout
             self.incrementalChangeLimit = 0.5
+            self.commitPollInterval = CommitNotifier.defaultPollInterval
         }
     }
 
@@ -178,7 +184,7 @@ public final class PhotoLibrary: Sendable {
         do { try originalsStore.prepare() } catch {
             throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
         }
-        notifier = CommitNotifier(libraryDirectory: url)
+        notifier = CommitNotifier(libraryDirectory: url, pollInterval: options.commitPollInterval)
         observation = ObservationCenter(
             database: database, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }
