@@ -68,13 +68,13 @@ extension Date {
 
 /// Polls `condition` every millisecond until it holds or `timeout` passes; whether it held. The way tests wait
 /// for something to happen, instead of sleeping a fixed time.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async rethrows -> Bool {
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
-        if try condition() { return true }
+        if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(1))
     }
-    return try condition()
+    return try await condition()
 }
 
 extension PhotoLibrary.Options {
