@@ -50,9 +50,13 @@ import Testing
         var handedOut: [ChangeToken] = []
         var source = RandomSource(seed: 2024)
         for round in 0..<8 {
+            let before = try test.library.currentChangeToken.sequence
             let pipe = Pipe()
             let writer = try Self.startWriter([test.library.url.path, "commit-loop", "\(round + 1)"], output: pipe)
-            try await Task.sleep(for: .milliseconds(source.int(in: 150...600)))
+            // Once the writer is committing (however long it took to start), kill it at a random instant of its
+            // loop: the random delay is the point of the test, not a wait for something.
+            #expect(try await waitUntil { try test.library.currentChangeToken.sequence > before }, "the writer never committed")
+            try await Task.sleep(for: .milliseconds(source.int(in: 0...400)))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
