@@ -78,11 +78,12 @@ import Testing
         let asset = try test.makeAssets(1)[0]
         let token = try library.currentChangeToken
         let log = StatementLog(library)
+        let executor = QueueExecutor()
         await #expect(throws: PhotoLibraryError.notInChangeBlock) {
             try await library.performChanges {
                 let request = AssetChangeRequest(for: asset)
                 let used = DispatchSemaphore(value: 0)
-                Task {
+                Task(executorPreference: executor) {
                     request.isFavorite = true
                     used.signal()
                 }
@@ -93,7 +94,7 @@ import Testing
         await #expect(throws: PhotoLibraryError.notInChangeBlock) {
             try await library.performChanges {
                 let made = DispatchSemaphore(value: 0)
-                Task {
+                Task(executorPreference: executor) {
                     // The task inherits the block's task-local session: a creation here is a misuse too.
                     _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "from a task")
                     made.signal()

@@ -67,27 +67,41 @@ extension PhotoLibrary {
     ) async throws -> Result {
         let outcome: (value: Result, committed: CommittedWrite)
         do {
-            outcome = try await database.write { [self] db in
-                try runChangeBlock(db, author: author, changes)
+            outcome = try await database.writeWithoutTransaction { [self] db in
+                try commitChangeBlock(db, author: author, changes)
             }
         } catch {
             throw Self.mapKeepingForeign(error, path: databasePath)
         }
-        afterCommit(outcome.committed)
+        removeReleasedOriginals(outcome.committed)
         return outcome.value
     }
 
     private func commitChangesAndWait<Result>(author: String, _ changes: () throws -> Result) throws -> Result {
         let outcome: (value: Result, committed: CommittedWrite)
         do {
-            outcome = try database.write { db in
-                try runChangeBlock(db, author: author, changes)
+            outcome = try database.writeWithoutTransaction { db in
+                try commitChangeBlock(db, author: author, changes)
             }
         } catch {
             throw Self.mapKeepingForeign(error, path: databasePath)
         }
-        afterCommit(outcome.committed)
+        removeReleasedOriginals(outcome.committed)
         return outcome.value
+    }
+
+    /// Runs the block in a transaction and commits it, then tells waiters at once, from the writer: the
+    /// notification doesn't wait for the caller's task to be scheduled again.
+    private func commitChangeBlock<Result>(
+        _ db: Database, author: String, _ changes: () throws -> Result
+    ) throws -> (value: Result, committed: CommittedWrite) {
+        var outcome: (value: Result, committed: CommittedWrite)?
+        try db.inTransaction {
+            outcome = try runChangeBlock(db, author: author, changes)
+            return .commit
+        }
+        notifyCommit(outcome!.committed)
+        return outcome!
     }
 
     /// Maps database errors; an error thrown by the caller's block goes through unchanged.
@@ -126,12 +140,15 @@ extension PhotoLibrary {
         return (value, committed)
     }
 
-    private func afterCommit(_ committed: CommittedWrite) {
+    private func notifyCommit(_ committed: CommittedWrite) {
         if let transaction = committed.transaction {
             notifier.didCommit(sequence: transaction.sequence)
         } else if let sequence = committed.cookieSequence {
             notifier.didCommit(sequence: sequence)
         }
+    }
+
+    private func removeReleasedOriginals(_ committed: CommittedWrite) {
         if !committed.releasedOriginals.isEmpty {
             removeOriginalsIfUnreferenced(committed.releasedOriginals)
         }
