@@ -78,6 +78,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Layer 3: the JSON shapes the command line (and the HTTP API) speak: Codable, one type per shape.
+        .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -85,6 +88,8 @@ let package = Package(
                 "PhotoLibrary",
                 "MediaProbe",
                 "SyncWorker",
+                "PhotosyncWire",
+                "FetchPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,7 +108,7 @@ let package = Package(
 
         .testTarget(
             name: "PhotosyncCommandTests",
-            dependencies: ["photosync", "PhotosyncCommand", "PhotoLibrary", "SeededRandom"],
+            dependencies: ["photosync", "PhotosyncCommand", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "SchemaEmbedder", "SeededRandom"],
             exclude: ["Golden"],
             swiftSettings: strict
         ),

@@ -106,11 +106,12 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             var records: [Int64: NetChangeAccumulator] = [:]
             let cursor = try Row.fetchCursor(
                 db,
-                sql: "SELECT seq, objectType, localIdentifier, kind FROM change_record WHERE seq >= ? AND seq <= ?",
+                sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?",
                 arguments: [firstSeq, lastSeq])
             while let row = try cursor.next() {
                 guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-                records[row["seq"], default: NetChangeAccumulator()].add(type, row["localIdentifier"], kind)
+                records[row["seq"], default: NetChangeAccumulator()].add(
+                    type, row["localIdentifier"], kind, changedProperties: row["changedProperties"])
             }
             var changes: [PersistentChange] = []
             for transaction in transactions {
@@ -213,7 +214,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT r.objectType, r.localIdentifier, r.kind, t.author, t.date FROM change_record r
+                    SELECT r.objectType, r.localIdentifier, r.kind, r.changedProperties, t.author, t.date FROM change_record r
                     JOIN change_transaction t ON t.seq = r.seq
                     WHERE r.seq > ? AND r.seq <= ? ORDER BY r.seq
                     """,
@@ -222,7 +223,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
                 let author: String = row["author"]
                 if options.excludedAuthors.contains(author) { continue }
                 guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-                accumulator.add(type, row["localIdentifier"], kind)
+                accumulator.add(type, row["localIdentifier"], kind, changedProperties: row["changedProperties"])
                 lastAuthor = author
                 lastDate = row["date"]
             }
