@@ -37,14 +37,21 @@ extension PhotoLibrary {
         try await commitChanges(author: author, changes)
     }
 
-    /// Runs a change block that returns nothing and commits it. See ``performChanges(author:_:)-(_,()->Result)``.
+    /// Runs a change block that returns nothing and commits it: the call blocks have always had.
+    ///
+    /// This overload is preferred to the generic one (which is `@_disfavoredOverload`), so that a block that
+    /// is a single expression — `{ AssetChangeRequest.creationRequestForAsset(fromFileAt: url) }` — stays a
+    /// block returning nothing, as before the result was passed on, instead of returning its (non-`Sendable`)
+    /// request. To pass on the value of a single expression, write `return`:
+    /// `let id = try await library.performChanges { return makeAlbum() }`.
     public func performChanges(
         author: String = PhotoLibrary.defaultAuthor, _ changes: @escaping @Sendable () throws -> Void
     ) async throws {
         try await commitChanges(author: author, changes)
     }
 
-    /// Runs a change block and commits it, synchronously. See ``performChanges(author:_:)-(_,()->Result)``.
+    /// Runs a change block and commits it, synchronously, returning what the block returns. See
+    /// `performChanges(author:_:)`.
     ///
     /// - Returns: the block's result.
     /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was),
@@ -57,7 +64,8 @@ extension PhotoLibrary {
         try commitChangesAndWait(author: author, changes)
     }
 
-    /// Runs a change block that returns nothing and commits it, synchronously.
+    /// Runs a change block that returns nothing and commits it, synchronously (preferred to the generic
+    /// overload, as for `performChanges`).
     public func performChangesAndWait(author: String = PhotoLibrary.defaultAuthor, _ changes: () throws -> Void) throws {
         try commitChangesAndWait(author: author, changes)
     }
