@@ -142,8 +142,8 @@ final class ChangeSession: @unchecked Sendable {
     /// PhotoKit raises an exception here; so does this library.
     static func trapOutsideBlock() -> Never {
         fatalError(
-            "PhotoLibraryError.notInChangeBlock: \(PhotoLibraryError.notInChangeBlock) — a change request was made or used "
-                + "outside its performChanges block (kept after the block returned, or from a task or thread it started)")
+            "PhotoLibraryError.notInChangeBlock: \(PhotoLibraryError.notInChangeBlock) (this one was made outside any "
+                + "block, or used after its block returned: no block is left to fail)")
     }
 
     /// Ends the block: from now on no request reaches the session (the commit goes on, on this thread).

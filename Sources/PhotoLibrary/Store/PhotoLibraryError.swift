@@ -28,7 +28,10 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidRequest(String)
     /// A property value that can't be stored (a location off the globe, a negative size…).
     case invalidValue(property: String, reason: String)
-    /// A change request made outside `performChanges`, or a request of one block used in another.
+    /// A change request used outside the change block it belongs to: kept after its block and used in another,
+    /// or used from a task or thread the block started. The block it was used in fails with this error (and
+    /// commits nothing); where no block is left to fail — a request made outside any block, or used after
+    /// its block returned — the process traps naming it, as PhotoKit raises an exception.
     case notInChangeBlock
     /// A file given to the library could not be read.
     case fileUnreadable(path: String, reason: String)
@@ -124,7 +127,7 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .cyclicCollectionList(let id, let parent): "moving \(id) into \(parent) would make a cycle"
         case .invalidRequest(let why): "invalid change request: \(why)"
         case .invalidValue(let property, let reason): "invalid value for \(property): \(reason)"
-        case .notInChangeBlock: "change requests can only be made inside performChanges"
+        case .notInChangeBlock: "a change request was used outside its change block; make and use requests only inside performChanges, on the block's thread"
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .notEnoughSpace: "not enough space on the library's storage; nothing was committed"
         case .invalidPredicate(let message, _): message
