@@ -274,4 +274,15 @@ import Testing
             }
         }
     }
+
+    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)")
+    func waitWithAFarDeadline() async throws {
+        let test = try TestLibrary(options: .notificationsOnly)
+        let library = test.library
+        let token = try library.currentChangeToken
+        let waiter = Task { try await library.waitForChanges(after: token, timeout: .seconds(1_000 * 365 * 86_400)) }
+        #expect(await waitUntil { library.notifier.waiterCount == 1 })
+        try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        #expect(try await waiter.value)
+    }
 }

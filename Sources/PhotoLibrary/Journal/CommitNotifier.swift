@@ -120,7 +120,9 @@ final class CommitNotifier: Sendable {
                     continuation.resume()
                     return
                 }
-                let nanoseconds = max(0, wake.components.seconds * 1_000_000_000 + wake.components.attoseconds / 1_000_000_000)
+                // At most a day at a time (no overflow for a far deadline; the waiter then just re-checks).
+                let seconds = min(wake.components.seconds, 86_400)
+                let nanoseconds = max(0, seconds * 1_000_000_000 + wake.components.attoseconds / 1_000_000_000)
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
                     resume(id)
                 }
