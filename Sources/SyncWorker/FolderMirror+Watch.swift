@@ -170,7 +170,6 @@ extension FolderMirror {
         }
         if taken.rootGone {
             let reason = "the folder \(root.path) was deleted, moved or unmounted; nothing was deleted from the library"
-            options.logger.error("\(reason)")
             loop.onEvent?(.rootUnavailable(reason: reason))
             throw SyncError(.rootMissing, reason)
         }
