@@ -188,29 +188,87 @@ actor MirrorEngine {
     }
 
     private func apply(_ batch: Batch, to model: inout MirrorModel) throws {
-        // Objects the requests need.
+        let assets = try fetchAssets(of: batch)
+        let directoriesBefore = model.directories
+        let memberships = try albumMemberships(of: batch, assets: assets, directories: directoriesBefore)
+        // The file changes, on the model: they decide the albums and folders.
+        let (dirty, removedPaths) = Self.applyFiles(of: batch, to: &model)
+        let live = try livePhotos.plan(batch, model: model, root: root, library: library, timeZone: library.momentTimeZone)
+        var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
+        if !dirty.isEmpty {
+            collections = try library.fetchMirroredCollections(
+                albumIdentifiers: Set(model.directories.values.compactMap(\.albumIdentifier)),
+                folderIdentifiers: Set(model.directories.values.compactMap(\.folderIdentifier)))
+        }
+        let root = self.root
+        let rootName = self.rootName
+        var inserted: [String: String] = [:]
+        var directories = model.directories
+        var needs: [String: (album: Bool, folder: Bool)] = [:]
+        for path in dirty { needs[path] = model.needs(path) }
+        try library.performChangesAndWait(author: options.author) {
+            var tree = DirectoryTree(
+                root: root, rootName: rootName, directories: directories, needs: needs, albums: collections.albums,
+                folders: collections.folders)
+            let ordered = dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
+            tree.prepare(ordered)
+            inserted = Self.requestAssetChanges(
+                for: batch, root: root, assets: assets, live: live, tree: &tree,
+                moved: { id, from in (directoriesBefore[FileSystem.parent(of: from)]?.albumIdentifier, memberships[id]) })
+            live.applyAssetChanges()
+            let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
+            if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
+            let library = self.library
+            tree.finish(ordered.reversed()) { folder in
+                (try? library.fetchCollections(in: folder).map(\.localIdentifier)) ?? []
+            }
+            Self.recordMirrorState(of: batch, root: root, removedPaths: removedPaths, inserted: inserted, tree: tree)
+            directories = tree.directories
+        }
+        livePhotos.committed()
+        for (path, id) in inserted {
+            if var file = model[path: path] {
+                file.assetIdentifier = id
+                model.set(file)
+            }
+        }
+        model.directories = directories
+    }
+
+    /// The assets a batch's requests change (updated, moved, deleted), by identifier.
+    private func fetchAssets(of batch: Batch) throws -> [String: Asset] {
         var identifiers = Set<String>()
         for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
         for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
         for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
         var assets: [String: Asset] = [:]
-        if !identifiers.isEmpty {
-            let fetched = try library.fetchAssets(
-                withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
-            for asset in fetched { assets[asset.localIdentifier] = asset }
-        }
-        let directoriesBefore = model.directories
-        // Moved assets whose old directory has no album any more (renamed away earlier in this pass): the
-        // albums they are in now, from the library.
+        guard !identifiers.isEmpty else { return assets }
+        let fetched = try library.fetchAssets(
+            withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
+        for asset in fetched { assets[asset.localIdentifier] = asset }
+        return assets
+    }
+
+    /// Moved assets whose old directory has no album any more (renamed away earlier in this pass): the albums
+    /// they are in now, from the library.
+    private func albumMemberships(
+        of batch: Batch, assets: [String: Asset], directories: [String: MirroredDirectory]
+    ) throws -> [String: Set<String>] {
         var memberships: [String: Set<String>] = [:]
         for (from, _) in batch.moves {
             guard let id = from.assetIdentifier, let asset = assets[id],
-                directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
+                directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
             else { continue }
             memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
                 .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
         }
-        // The file changes, on the model: they decide the albums and folders.
+        return memberships
+    }
+
+    /// Applies a batch's file changes to the model.
+    ///
+    /// - Returns: the directories concerned (each file's parent and its ancestors), and the paths removed.
+    private static func applyFiles(of batch: Batch, to model: inout MirrorModel) -> (dirty: Set<String>, removedPaths: [String]) {
         var dirty = Set<String>()
         func touch(_ path: String) {
             var directory = FileSystem.parent(of: path)
@@ -236,106 +294,88 @@ actor MirrorEngine {
             model.set(MirroredFile(relativePath: file.path, stamp: file.stamp, contentHash: file.hash, assetIdentifier: nil))
             touch(file.path)
         }
-        let live = try livePhotos.plan(batch, model: model, root: root, library: library, timeZone: library.momentTimeZone)
-        var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
-        if !dirty.isEmpty {
-            collections = try library.fetchMirroredCollections(
-                albumIdentifiers: Set(model.directories.values.compactMap(\.albumIdentifier)),
-                folderIdentifiers: Set(model.directories.values.compactMap(\.folderIdentifier)))
-        }
-        let root = self.root
-        let rootName = self.rootName
+        return (dirty, removedPaths)
+    }
+
+    /// Inside the change block: the inserts, content updates and moves of a batch, with their album membership.
+    ///
+    /// - Parameter moved: for a moved asset and its old path, its old directory's album and, when that album is
+    ///   gone, the albums it is in.
+    /// - Returns: the identifiers of the assets created, by path.
+    private static func requestAssetChanges(
+        for batch: Batch, root: String, assets: [String: Asset], live: LivePhotoPairing.Plan, tree: inout DirectoryTree,
+        moved: (String, String) -> (album: String?, memberships: Set<String>?)
+    ) -> [String: String] {
         var inserted: [String: String] = [:]
-        var directories = model.directories
-        var needs: [String: (album: Bool, folder: Bool)] = [:]
-        for path in dirty { needs[path] = model.needs(path) }
-        try library.performChangesAndWait(author: options.author) {
-            let mirror = MirrorChangeRequest(rootPath: root)
-            var tree = DirectoryTree(
-                root: root, rootName: rootName, directories: directories, needs: needs, albums: collections.albums,
-                folders: collections.folders)
-            let ordered = dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
-            tree.prepare(ordered)
-
-            for file in batch.inserts {
-                let request = AssetChangeRequest.creationRequestForAsset(
-                    fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
-                    options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
-                request.apply(file.probe)
-                live.mark(request, path: file.path)
-                guard let placeholder = request.placeholderForCreatedAsset else { continue }
-                inserted[file.path] = placeholder.localIdentifier
-                tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
-            }
-            for (new, old) in batch.updates {
-                let url = URL(fileURLWithPath: root + "/" + new.path)
-                let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
-                if let id = old.assetIdentifier, let asset = assets[id] {
-                    let request = AssetChangeRequest(for: asset)
-                    request.replaceContent(withFileAt: url, options: options)
-                    request.apply(new.probe)
-                    live.mark(request, path: new.path)
-                } else {
-                    let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
-                    request.apply(new.probe)
-                    live.mark(request, path: new.path)
-                    if let placeholder = request.placeholderForCreatedAsset {
-                        inserted[new.path] = placeholder.localIdentifier
-                        tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
-                    }
+        for file in batch.inserts {
+            let request = AssetChangeRequest.creationRequestForAsset(
+                fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
+                options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
+            request.apply(file.probe)
+            live.mark(request, path: file.path)
+            guard let placeholder = request.placeholderForCreatedAsset else { continue }
+            inserted[file.path] = placeholder.localIdentifier
+            tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
+        }
+        for (new, old) in batch.updates {
+            let url = URL(fileURLWithPath: root + "/" + new.path)
+            let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
+            if let id = old.assetIdentifier, let asset = assets[id] {
+                let request = AssetChangeRequest(for: asset)
+                request.replaceContent(withFileAt: url, options: options)
+                request.apply(new.probe)
+                live.mark(request, path: new.path)
+            } else {
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
+                request.apply(new.probe)
+                live.mark(request, path: new.path)
+                if let placeholder = request.placeholderForCreatedAsset {
+                    inserted[new.path] = placeholder.localIdentifier
+                    tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
                 }
             }
-            for (from, to) in batch.moves {
-                guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
-                AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
-                let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
-                tree.move(id, fromAlbum: oldAlbum, memberOf: memberships[id], to: FileSystem.parent(of: to.relativePath))
-            }
-            live.applyAssetChanges()
-            let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
-            if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
-            let library = self.library
-            tree.finish(ordered.reversed()) { folder in
-                (try? library.fetchCollections(in: folder).map(\.localIdentifier)) ?? []
-            }
+        }
+        for (from, to) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
+            AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
+            let (oldAlbum, memberships) = moved(id, from.relativePath)
+            tree.move(id, fromAlbum: oldAlbum, memberOf: memberships, to: FileSystem.parent(of: to.relativePath))
+        }
+        return inserted
+    }
 
-            // Mirror state: removals first (a path may be both the source of one move and the target of another).
-            for path in removedPaths { mirror.removeFile(path) }
-            for (_, to) in batch.moves {
-                mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
-            }
-            for file in batch.restamps {
-                mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
-            }
-            for (new, old) in batch.updates {
-                let id = inserted[new.path] ?? old.assetIdentifier
-                mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
-            }
-            for file in batch.inserts {
-                mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
-            }
-            for path in tree.changed {
-                if let entry = tree.directories[path] {
-                    mirror.setDirectory(
-                        path, device: entry.device, inode: entry.inode, album: entry.albumIdentifier.map(ObjectReference.init),
-                        folder: entry.folderIdentifier.map(ObjectReference.init))
-                } else {
-                    mirror.removeDirectory(path)
-                }
-            }
-            for cookie in batch.cookies { mirror.recordSyncCookie(cookie) }
-            if let device = batch.rootDevice { mirror.setRootDevice(device) }
-            if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
-            directories = tree.directories
+    /// Inside the change block: the mirror state of a batch — removals first (a path may be both the source of
+    /// one move and the target of another), then files, directories, cookies and the scan record.
+    private static func recordMirrorState(
+        of batch: Batch, root: String, removedPaths: [String], inserted: [String: String], tree: DirectoryTree
+    ) {
+        let mirror = MirrorChangeRequest(rootPath: root)
+        for path in removedPaths { mirror.removeFile(path) }
+        for (_, to) in batch.moves {
+            mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
         }
-        livePhotos.committed()
-        for (path, id) in inserted {
-            if var file = model[path: path] {
-                file.assetIdentifier = id
-                model.set(file)
+        for file in batch.restamps {
+            mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
+        }
+        for (new, old) in batch.updates {
+            let id = inserted[new.path] ?? old.assetIdentifier
+            mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
+        }
+        for file in batch.inserts {
+            mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
+        }
+        for path in tree.changed {
+            if let entry = tree.directories[path] {
+                mirror.setDirectory(
+                    path, device: entry.device, inode: entry.inode, album: entry.albumIdentifier.map(ObjectReference.init),
+                    folder: entry.folderIdentifier.map(ObjectReference.init))
+            } else {
+                mirror.removeDirectory(path)
             }
         }
-        model.directories = directories
+        for cookie in batch.cookies { mirror.recordSyncCookie(cookie) }
+        if let device = batch.rootDevice { mirror.setRootDevice(device) }
+        if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
     }
 }
 
