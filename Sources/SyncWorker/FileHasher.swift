@@ -30,12 +30,10 @@ enum FileHasher {
     ///     reads it whatever its writers.
     static func hash(root: String, path: String, stamp: FileStamp, timeZone: TimeZone, openFileQuiet: Duration? = nil) -> Outcome {
         let absolute = root + "/" + path
-        if let openFileQuiet, OpenWriterCheck.isOpenForWriting(absolute) == true {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let quietNs = (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)) - stamp.mtimeNs
-            let (seconds, attoseconds) = openFileQuiet.components
-            if quietNs < seconds * 1_000_000_000 + attoseconds / 1_000_000_000 { return .stillBeingWritten }
+        // Only a file modified lately can be one still being written (the kernel is asked only then: an
+        // existing collection's files cost nothing more).
+        if let openFileQuiet, isRecent(stamp, within: openFileQuiet), OpenWriterCheck.isOpenForWriting(absolute) == true {
+            return .stillBeingWritten
         }
         let probe: ProbeResult
         do {
@@ -63,5 +61,14 @@ enum FileHasher {
         guard let (after, _) = FileSystem.stamp(absolute) else { return .vanished }
         guard after == stamp, digest.byteCount == stamp.size else { return .stillBeingWritten }
         return .hashed(Hashed(path: path, stamp: stamp, hash: digest.hash.description, probe: probe))
+    }
+
+    /// Whether the file was modified less than `interval` ago (by the wall clock, as mtime is).
+    private static func isRecent(_ stamp: FileStamp, within interval: Duration) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let ageNs = (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)) - stamp.mtimeNs
+        let (seconds, attoseconds) = interval.components
+        return ageNs < seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
