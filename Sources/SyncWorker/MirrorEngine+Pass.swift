@@ -81,7 +81,7 @@ extension MirrorEngine {
         try commitStampMoves(plan.stampMoves, &pass, onBatch: onBatch)
         reserveRoom(forFiles: plan.toHash.count)
         progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))
-        let interrupted = try hash(plan.toHash, &pass, progress: progress, onBatch: onBatch)
+        let interrupted = try readFiles(plan.toHash, &pass, progress: progress, onBatch: onBatch)
         try commitBatch(&pass, onBatch: onBatch)
         retry.append(contentsOf: pass.retry)
         // An interrupted pass has not read every file: what looks vanished may reappear among the files it did
@@ -176,7 +176,7 @@ extension MirrorEngine {
     /// for ``commitReplacingFiles(_:onBatch:)``.
     ///
     /// - Returns: whether the pass was cancelled (the current batch is then still to commit).
-    private func hash(
+    private func readFiles(
         _ toHash: [(path: String, stamp: FileStamp)], _ pass: inout ReconcilePass,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: BatchHandler?
     ) throws(SyncError) -> Bool {
@@ -266,7 +266,8 @@ extension MirrorEngine {
     /// of every recorded file whose path another file took (a rename over it).
     ///
     /// Together, because their claims depend on one another: a file renamed over another may be the third of
-    /// a rotation of names, or half of a swap.
+    /// a rotation of names, or half of a swap. (Their reads wait for this in memory, one probe each: a pass
+    /// holds as many as files were renamed over others, atomic saves included.)
     private func commitReplacingFiles(_ pass: inout ReconcilePass, onBatch: BatchHandler?) throws(SyncError) {
         guard !pass.held.isEmpty || !pass.deferredMoves.isEmpty else { return }
         // (The model is read in place, never held in a local: the commit below changes it, and a second
