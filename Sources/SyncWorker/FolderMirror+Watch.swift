@@ -51,6 +51,13 @@ extension FolderMirror {
     ///   vanished, so that a busy tree cannot hold a deletion forever (see ``HeldFiles``). Deletions so
     ///   delayed count in the mass-deletion check of the round that commits them.
     ///
+    /// Renames and moves inside the tree never depend on the hold (their two halves are judged in one round,
+    /// and a file at a new path is also found by its inode): their identity holds whatever the timing. The
+    /// hold is for what no event pairs — a file moved out of the tree and back in, a rename whose halves the
+    /// kernel could not pair —, and only there can the bound cost an identifier: when the file comes back
+    /// after its deletion was released, which in a tree that settles is once every path pending when it
+    /// vanished has been reconciled.
+    ///
     /// ## Files being written
     /// A file written and not closed since is not read on quiet alone: the watcher waits for its writer's
     /// close (inotify IN_CLOSE_WRITE), then for the settle interval; a writer that never closes its file holds
