@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
+        .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -37,6 +38,14 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(
+            name: "CAVCodec",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]
+        ),
+        // Non-variadic C glue over libvips and FFmpeg for PhotoImaging (no codec of its own).
+        .target(name: "CImagingGlue", dependencies: ["CVips", "CAVCodec", "CExif"]),
 
         // Layer 0: leaf modules with no knowledge of the library.
         .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
@@ -75,6 +84,13 @@ let package = Package(
                 "FolderWatch",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+
+        // Layer 2: images of a library's assets — PhotoKit's image manager over libvips.
+        .target(
+            name: "PhotoImaging",
+            dependencies: ["PhotoLibrary", "CImagingGlue"],
             swiftSettings: strict
         ),
 
@@ -130,6 +146,12 @@ let package = Package(
         // FolderWatch tests: real temporary folders, real inotify.
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
+        .testTarget(
+            name: "PhotoImagingTests",
+            dependencies: ["PhotoImaging", "PhotoLibrary", "SeededRandom"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
         .target(
             name: "LibraryTestSupport",
             dependencies: ["PhotoLibrary", "SeededRandom"],
