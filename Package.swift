@@ -45,7 +45,14 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]
         ),
         // Non-variadic C glue over libvips and FFmpeg for PhotoImaging (no codec of its own).
-        .target(name: "CImagingGlue", dependencies: ["CVips", "CAVCodec", "CExif"]),
+        .target(
+            name: "CImagingGlue",
+            dependencies: ["CVips", "CAVCodec", "CExif"],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]
+        ),
 
         // Layer 0: leaf modules with no knowledge of the library.
         .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
@@ -149,6 +156,7 @@ let package = Package(
         .testTarget(
             name: "PhotoImagingTests",
             dependencies: ["PhotoImaging", "PhotoLibrary", "SeededRandom"],
+            exclude: ["make-fixtures.sh"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -13,6 +13,8 @@
 /// Packets read before giving up on finding a frame: a damaged file can't make the search endless.
 #define MAX_PACKETS 4096
 
+void ci_video_initialize(void) { av_log_set_level(AV_LOG_QUIET); }
+
 static int interrupted(void *user) { return ci_watch_is_cancelled(user); }
 
 static void describe(int code, const char *what, char *error, size_t error_length) {

@@ -16,8 +16,17 @@ int ci_watch_is_cancelled(ci_watch *watch) {
     return watch != NULL && __atomic_load_n(&watch->cancelled, __ATOMIC_SEQ_CST) != 0;
 }
 
+void ci_video_initialize(void);
+
+/// libvips' warnings go to stderr by default; a damaged file's problems reach callers as errors instead.
+static void drop_warning(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user) {
+    (void)domain, (void)level, (void)message, (void)user;
+}
+
 int ci_initialize(int concurrency) {
     if (VIPS_INIT("photosync")) return -1;
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, drop_warning, NULL);
+    ci_video_initialize();
     // The operation cache keys on file names and arguments: an edited file would be served from it.
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
