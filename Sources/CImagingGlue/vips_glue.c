@@ -2,6 +2,7 @@
 #include "CImagingGlue.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,7 +123,7 @@ void ci_source_release(ci_source *source) {
 int ci_header_read(ci_source *source, ci_header *header) {
     memset(header, 0, sizeof *header);
     const char *loader = vips_foreign_find_load_source(VIPS_SOURCE(source));
-    if (loader == NULL) return -1;
+    if (loader == NULL) return ci_watch_is_cancelled(((source_state *)g_object_get_data(G_OBJECT(source), "photosync-state"))->watch) ? -1 : -2;
     VipsImage *image = vips_image_new_from_source(VIPS_SOURCE(source), "", "access",
                                                   VIPS_ACCESS_SEQUENTIAL, NULL);
     if (image == NULL) return -1;
@@ -177,11 +178,14 @@ ci_image *ci_heif_thumbnail(ci_source *source) {
 
 ci_image *ci_thumbnail(ci_source *source, int width, int height, int no_rotate, int to_srgb, int fail_on) {
     VipsImage *out = NULL;
+    // thumbnail_source hands its own fail_on to no loader in 8.14: the loader's options carry it.
+    char options[64];
+    snprintf(options, sizeof options, "fail_on=%s", vips_enum_nick(VIPS_TYPE_FAIL_ON, fail_on));
     int failed = to_srgb
         ? vips_thumbnail_source(VIPS_SOURCE(source), &out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                "no_rotate", no_rotate, "export_profile", "srgb", "fail_on", fail_on, NULL)
+                                "no_rotate", no_rotate, "export_profile", "srgb", "option_string", options, NULL)
         : vips_thumbnail_source(VIPS_SOURCE(source), &out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                "no_rotate", no_rotate, "fail_on", fail_on, NULL);
+                                "no_rotate", no_rotate, "option_string", options, NULL);
     return failed ? NULL : (ci_image *)out;
 }
 

@@ -42,7 +42,7 @@ struct ImageHeader: Sendable, Hashable {
     let bands: Int
     let hasAlpha: Bool
     let hasICCProfile: Bool
-    /// libvips' loader, e.g. `jpegload_source`.
+    /// libvips' loader class, e.g. `VipsForeignLoadJpegSource`.
     let loader: String
 
     /// The size as displayed: orientations 5–8 swap the sides.
@@ -53,8 +53,8 @@ struct ImageHeader: Sendable, Hashable {
     /// Whether colours need converting to sRGB: an embedded profile, or CMYK.
     var needsColourConversion: Bool { hasICCProfile || (bands == 4 && !hasAlpha) }
 
-    var isJPEG: Bool { loader.hasPrefix("jpegload") }
-    var isHEIF: Bool { loader.hasPrefix("heifload") }
+    var isJPEG: Bool { loader.hasPrefix("VipsForeignLoadJpeg") }
+    var isHEIF: Bool { loader.hasPrefix("VipsForeignLoadHeif") }
 
     /// Reads the header of an open file through `control` (cancellable).
     ///
@@ -63,14 +63,11 @@ struct ImageHeader: Sendable, Hashable {
     static func read(_ file: ImageFile, control: RenderControl) throws(ImageError) -> ImageHeader {
         guard let source = VipsSource(control) else { throw .corruptImage(path: file.path, reason: VipsRuntime.takeError()) }
         var header = ci_header()
-        guard ci_header_read(source.pointer, &header) == 0 else {
+        let status = ci_header_read(source.pointer, &header)
+        guard status == 0 else {
             try control.check()
             let reason = VipsRuntime.takeError()
-            if reason.contains("not a known") || reason.contains("not in a known") || reason.contains("no loader")
-                || file.byteCount == 0
-            {
-                throw .unsupportedFormat(path: file.path, reason: reason)
-            }
+            if status == -2 { throw .unsupportedFormat(path: file.path, reason: "no loader recognises its content") }
             throw .corruptImage(path: file.path, reason: reason)
         }
         let loader = withUnsafeBytes(of: header.loader) { raw in

@@ -97,57 +97,34 @@ public struct ImageRequest: AsyncSequence, Sendable {
             deliver(.result(manager.result(cached, source: source, degraded: false)))
             return
         }
-        let gate = DeliveryGate()
+        let finalReady = FinalFlag()
         let manager = manager, spec = spec, options = options
-        let outcome: Result<Void, ImageError> = await withTaskGroup(of: Result<Void, ImageError>.self) { group in
-            group.addTask {
-                if let degraded = try? await manager.degradedResult(source: source, spec: spec, options: options) {
-                    gate.deliverDegraded(manager.result(degraded, source: source, degraded: true), deliver)
-                }
-                return .success(())
+        // The final render starts now; the degraded one runs beside it and is delivered only if it is ready
+        // first. The final result is delivered after the degraded attempt has settled: never before it.
+        async let final: Result<RenderOutcome, ImageError> = {
+            do throws(ImageError) {
+                let outcome = try await manager.finalResult(
+                    source: source, spec: spec, options: options, priority: .userInitiated, progress: progress)
+                finalReady.set()
+                return .success(outcome)
+            } catch {
+                finalReady.set()
+                return .failure(error)
             }
-            group.addTask {
-                do throws(ImageError) {
-                    let final = try await manager.finalResult(
-                        source: source, spec: spec, options: options, priority: .userInitiated, progress: progress)
-                    gate.deliverFinal(manager.result(final, source: source, degraded: false), deliver)
-                    return .success(())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            var outcome: Result<Void, ImageError> = .success(())
-            for await result in group {
-                if case .failure = result {
-                    outcome = result
-                    group.cancelAll()
-                } else if gate.isFinalDelivered {
-                    group.cancelAll()  // The degraded render, if it still runs, is of no use now.
-                }
-            }
-            return outcome
+        }()
+        if let degraded = try? await manager.degradedResult(source: source, spec: spec, options: options),
+            !finalReady.isSet, !Task.isCancelled
+        {
+            deliver(.result(manager.result(degraded, source: source, degraded: true)))
         }
-        try outcome.get()
+        let outcome = await final
+        deliver(.result(manager.result(try outcome.get(), source: source, degraded: false)))
     }
 }
 
-/// Serialises the degraded and final deliveries of an opportunistic request: a degraded result is never
-/// delivered after the final one.
-private final class DeliveryGate: Sendable {
-    private let finalDelivered = Mutex(false)
-
-    var isFinalDelivered: Bool { finalDelivered.withLock { $0 } }
-
-    func deliverDegraded(_ result: ImageResult, _ deliver: @Sendable (ImageRequestEvent) -> Void) {
-        finalDelivered.withLock { done in
-            if !done { deliver(.result(result)) }
-        }
-    }
-
-    func deliverFinal(_ result: ImageResult, _ deliver: @Sendable (ImageRequestEvent) -> Void) {
-        finalDelivered.withLock { done in
-            done = true
-            deliver(.result(result))
-        }
-    }
+/// Set once the final result of an opportunistic request is ready: a degraded one is then of no use.
+private final class FinalFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

@@ -158,6 +158,25 @@ enum LargeImage {
         return url
     }()
 
+    /// The large JPEG with a flat grey (200) 160×107 EXIF thumbnail, so that a degraded result is told from
+    /// the final one (noise).
+    static let withThumbnail: URL = {
+        let url = FileManager.default.temporaryDirectory.appending(path: "photosync-imaging-large-thumb-v2.jpg")
+        if !FileManager.default.fileExists(atPath: url.path) {
+            let partial = url.path + ".\(UUID().uuidString).jpg"
+            let thumbnail = url.path + ".\(UUID().uuidString)-thumb.jpg"
+            run("/usr/bin/vips", ["black", thumbnail + ".v", "160", "107"])
+            run("/usr/bin/vips", ["linear", thumbnail + ".v", thumbnail + ".jpg", "1", "200"])
+            try? FileManager.default.removeItem(atPath: thumbnail + ".v")
+            try? FileManager.default.copyItem(atPath: LargeImage.url.path, toPath: partial)
+            run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(thumbnail).jpg", partial])
+            try? FileManager.default.removeItem(atPath: thumbnail)
+            try? FileManager.default.removeItem(atPath: thumbnail + ".jpg")
+            _ = rename(partial, url.path)
+        }
+        return url
+    }()
+
     private static func run(_ tool: String, _ arguments: [String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)

@@ -56,7 +56,7 @@ typedef struct ci_header {
     char loader[64];    // libvips' loader name, e.g. "jpegload_source"
 } ci_header;
 
-/// Reads the header. Returns 0, or -1 (unknown format, unreadable header, cancelled).
+/// Reads the header. Returns 0, -2 when no loader knows the format, or -1 (unreadable header, cancelled).
 int ci_header_read(ci_source *source, ci_header *header);
 
 /// The EXIF thumbnail (JPEG bytes) of a file whose header carries EXIF data. Returns 0 with a malloc'd
