@@ -181,3 +181,20 @@ public final class ImageManager: Sendable {
             source: outcome.source, assetLocalIdentifier: source.localIdentifier, sourceContentHash: source.contentHash)
     }
 }
+
+extension ImageManager {
+    /// The exact size a request delivers for an image of `displayedSize` (orientation applied), by the pixel
+    /// rule (see ``ImageManager``, "Sizes"): for laying out a view before its image arrives.
+    ///
+    /// - Throws: ``ImageError/invalidRequest(_:)`` for an empty image, a target side below 1 or a bad crop.
+    /// - Complexity: O(1).
+    public static func resultSize(
+        forDisplayedSize displayedSize: PixelSize, targetSize: PixelSize, contentMode: ContentMode,
+        resizeMode: ResizeMode = .exact, normalizedCropRect: NormalizedRect? = nil
+    ) throws(ImageError) -> PixelSize {
+        try RenderGeometry.plan(
+            source: displayedSize, target: targetSize == maximumSize ? nil : targetSize, mode: contentMode,
+            resize: resizeMode, crop: normalizedCropRect
+        ).outputSize
+    }
+}

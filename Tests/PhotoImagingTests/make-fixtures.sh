@@ -37,9 +37,12 @@ $IM pattern.png -resize 192x128! heif-source.png
 heif-enc -q 80 -t 64 -o image.heic heif-source.png >/dev/null
 rm heif-source.png
 
-# A short video (8 frames, 64×48, H.264) rotated 90° by its display matrix.
-ffmpeg -loglevel error -y -f lavfi -i "testsrc=size=64x48:rate=8" -frames:v 8 -pix_fmt yuv420p \
-  -c:v libx264 -metadata:s:v rotate=90 clip.mp4
+# A short video (8 frames, 64×48, H.264) rotated 90° by its display matrix, and its first frame as
+# ffmpeg shows it (rotation applied): the poster's golden.
+ffmpeg -loglevel error -y -f lavfi -i "testsrc=size=64x48:rate=8" -frames:v 8 -pix_fmt yuv420p -c:v libx264 clip-plain.mp4
+ffmpeg -loglevel error -y -i clip-plain.mp4 -c copy -metadata:s:v:0 rotate=90 clip.mp4
+ffmpeg -loglevel error -y -i clip.mp4 -frames:v 1 clip-poster.png
+rm clip-plain.mp4
 
 # Bad input.
 head -c 5000 camera.jpg > truncated.jpg
