@@ -29,16 +29,17 @@ extension ImageManager {
         source: AssetSource, spec: RenderSpec, options: ImageRequestOptions, control: RenderControl
     ) throws(ImageError) -> RenderOutcome {
         try control.check()
-        countRender()
-        let image = source.isVideo
-            ? try VideoPoster.render(path: source.path, spec: spec, control: control)
-            : try RenderPipeline.render(path: source.path, spec: spec, control: control)
-        try control.check()
-        if options.allowsCaching, let hash = source.contentHash, fileStillMatches(source) {
-            // A cache that can't be written costs time, never the result.
-            try? cache.store(image, for: RenditionKey(contentHash: hash, spec: spec))
+        return try countingRender { () throws(ImageError) in
+            let image = source.isVideo
+                ? try VideoPoster.render(path: source.path, spec: spec, control: control)
+                : try RenderPipeline.render(path: source.path, spec: spec, control: control)
+            try control.check()
+            if options.allowsCaching, let hash = source.contentHash, fileStillMatches(source) {
+                // A cache that can't be written costs time, never the result.
+                try? cache.store(image, for: RenditionKey(contentHash: hash, spec: spec))
+            }
+            return RenderOutcome(image: image, source: .rendered)
         }
-        return RenderOutcome(image: image, source: .rendered)
     }
 
     /// Whether the file still has the size the library recorded with its hash: a file rewritten since

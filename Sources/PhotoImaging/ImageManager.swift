@@ -102,6 +102,7 @@ public final class ImageManager: Sendable {
     let pool: RenderPool
     let renders: InFlightRenders
     private let renderCounter = Atomic<Int>(0)
+    private let runningCounter = Atomic<Int>(0)
 
     /// Makes a manager for `library`.
     ///
@@ -127,7 +128,16 @@ public final class ImageManager: Sendable {
     /// The number of renders this manager ran from files (not served from the cache): a test hook.
     package var renderCount: Int { renderCounter.load(ordering: .relaxed) }
 
-    func countRender() { renderCounter.add(1, ordering: .relaxed) }
+    /// The number of renders running now: a test hook.
+    package var runningRenderCount: Int { runningCounter.load(ordering: .acquiring) }
+
+    /// Counts a render for the test hooks while `body` runs.
+    func countingRender<T>(_ body: () throws(ImageError) -> T) throws(ImageError) -> T {
+        renderCounter.add(1, ordering: .relaxed)
+        runningCounter.add(1, ordering: .acquiringAndReleasing)
+        defer { runningCounter.subtract(1, ordering: .acquiringAndReleasing) }
+        return try body()
+    }
 
     /// The bytes the rendition cache holds.
     public var renditionCacheSize: Int64 { cache.totalBytes }
