@@ -74,6 +74,11 @@ final class RenditionCache: Sendable {
         return image
     }
 
+    /// Whether a rendition is stored for `key` (its file exists; not read).
+    func contains(_ key: RenditionKey) -> Bool {
+        access(url(for: key).path, F_OK) == 0
+    }
+
     /// The largest stored rendition of the same kind as `key` (content, mode, crop, format), in any size
     /// that `accept` takes.
     ///
