@@ -38,7 +38,7 @@ struct CachingTests {
     @Test("stopping cancels running renders and drops queued ones")
     func stopCaching() async throws {
         let fixture = try ImagingFixture()
-        let large = try fixture.asset(referencing: LargeImage.url)
+        let large = try fixture.asset(referencing: await LargeImage.url)
         let small = try await Self.assets(fixture)
         let caching = CachingImageManager(imageManager: fixture.manager, maximumConcurrentCachingRenders: 1)
         let full = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, outputFormat: .png)

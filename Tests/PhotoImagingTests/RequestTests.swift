@@ -9,7 +9,7 @@ struct RequestTests {
     @Test("opportunistic delivery: the EXIF thumbnail first (degraded), then the final result")
     func opportunistic() async throws {
         let fixture = try ImagingFixture()
-        let asset = try fixture.asset(referencing: LargeImage.withThumbnail)  // its thumbnail is grey
+        let asset = try fixture.asset(referencing: await LargeImage.withThumbnail)  // its thumbnail is grey
         let options = ImageRequestOptions(deliveryMode: .opportunistic, outputFormat: .rgba8)
         let results = try await fixture.events(asset, size: PixelSize(square: 300), options: options).compactMap(\.result)
         try #require(results.count == 2)
@@ -54,7 +54,7 @@ struct RequestTests {
     @Test("concurrent requests for one rendition render it once")
     func oneRender() async throws {
         let fixture = try ImagingFixture()
-        let asset = try fixture.asset(referencing: LargeImage.url)
+        let asset = try fixture.asset(referencing: await LargeImage.url)
         let options = ImageRequestOptions(deliveryMode: .highQualityFormat, outputFormat: .jpeg(quality: 80))
         let results = try await withThrowingTaskGroup(of: ImageResult.self) { group in
             for _ in 0..<8 {
@@ -70,7 +70,7 @@ struct RequestTests {
     @Test("cancelling mid-render stops it: nothing is delivered after the cancel, no file is left")
     func cancellation() async throws {
         let fixture = try ImagingFixture()
-        let asset = try fixture.asset(referencing: LargeImage.url)
+        let asset = try fixture.asset(referencing: await LargeImage.url)
         let delivered = Mutex<[String]>([])
         let cancelled = Atomic<Bool>(false)
         let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .none, outputFormat: .png)
@@ -112,7 +112,7 @@ struct RequestTests {
     @Test("a long decode reports progress before its result")
     func progress() async throws {
         let fixture = try ImagingFixture()
-        let asset = try fixture.asset(referencing: LargeImage.url)
+        let asset = try fixture.asset(referencing: await LargeImage.url)
         let options = ImageRequestOptions(deliveryMode: .highQualityFormat, outputFormat: .jpeg(quality: 70))
         let events = try await fixture.events(asset, size: PixelSize(square: 128), options: options)
         let fractions = events.compactMap { event -> Double? in

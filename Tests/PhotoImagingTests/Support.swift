@@ -142,53 +142,66 @@ func expectUpright(
     #expect(upright, "\(context) \(Pattern.quadrants(buffer))", sourceLocation: sourceLocation)
 }
 
-/// A large JPEG (6000×4000 of noise, about 24 megapixels) made once per test run with `vips`, for
-/// renders long enough to cancel and to report progress.
-enum LargeImage {
-    static let url: URL = {
-        let url = FileManager.default.temporaryDirectory.appending(path: "photosync-imaging-large-v1.jpg")
-        if !FileManager.default.fileExists(atPath: url.path) {
-            let noise = FileManager.default.temporaryDirectory.appending(path: "photosync-imaging-noise-\(UUID().uuidString).v")
-            run("/usr/bin/vips", ["gaussnoise", noise.path, "6000", "4000"])
-            let partial = url.path + ".\(UUID().uuidString).jpg"
-            run("/usr/bin/vips", ["copy", noise.path, partial + "[Q=90]"])
-            try? FileManager.default.removeItem(at: noise)
-            _ = rename(partial, url.path)
-        }
-        return url
-    }()
+/// Large JPEGs (6000×4000 of noise, about 24 megapixels) made once per machine with `vips`, for renders
+/// long enough to cancel and to report progress. Made without blocking a thread: tests wait for them.
+actor LargeImage {
+    static let shared = LargeImage()
+    private var made: [String: Task<URL, Never>] = [:]
+
+    /// The large JPEG.
+    static var url: URL { get async { await shared.file("photosync-imaging-large-v1.jpg") { url in
+        let noise = url.path + ".noise.v"
+        await run("/usr/bin/vips", ["gaussnoise", noise, "6000", "4000"])
+        await run("/usr/bin/vips", ["copy", noise, url.path + "[Q=90]"])
+        try? FileManager.default.removeItem(atPath: noise)
+    } } }
 
     /// The large JPEG with a flat grey (200) 160×107 EXIF thumbnail, so that a degraded result is told from
     /// the final one (noise).
-    static let withThumbnail: URL = {
-        let url = FileManager.default.temporaryDirectory.appending(path: "photosync-imaging-large-thumb-v2.jpg")
-        if !FileManager.default.fileExists(atPath: url.path) {
-            let partial = url.path + ".\(UUID().uuidString).jpg"
-            let thumbnail = url.path + ".\(UUID().uuidString)-thumb.jpg"
-            run("/usr/bin/vips", ["black", thumbnail + ".v", "160", "107"])
-            run("/usr/bin/vips", ["linear", thumbnail + ".v", thumbnail + ".jpg", "1", "200"])
+    static var withThumbnail: URL { get async {
+        let large = await url
+        return await shared.file("photosync-imaging-large-thumb-v2.jpg") { url in
+            let thumbnail = url.path + ".thumb"
+            await run("/usr/bin/vips", ["black", thumbnail + ".v", "160", "107"])
+            await run("/usr/bin/vips", ["linear", thumbnail + ".v", thumbnail + ".jpg", "1", "200"])
+            try? FileManager.default.copyItem(atPath: large.path, toPath: url.path)
+            await run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(thumbnail).jpg", url.path])
             try? FileManager.default.removeItem(atPath: thumbnail + ".v")
-            try? FileManager.default.copyItem(atPath: LargeImage.url.path, toPath: partial)
-            run("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(thumbnail).jpg", partial])
-            try? FileManager.default.removeItem(atPath: thumbnail)
             try? FileManager.default.removeItem(atPath: thumbnail + ".jpg")
-            _ = rename(partial, url.path)
         }
-        return url
-    }()
+    } }
 
-    private static func run(_ tool: String, _ arguments: [String]) {
+    /// The file `name` in the temporary directory, made by `make` (into a partial path renamed into place)
+    /// unless it is there.
+    private func file(_ name: String, make: @escaping @Sendable (URL) async -> Void) async -> URL {
+        if let task = made[name] { return await task.value }
+        let task = Task {
+            let url = FileManager.default.temporaryDirectory.appending(path: name)
+            if !FileManager.default.fileExists(atPath: url.path) {
+                let partial = url.deletingLastPathComponent().appending(path: "\(UUID().uuidString)-\(name)")
+                await make(partial)
+                _ = rename(partial.path, url.path)
+            }
+            return url
+        }
+        made[name] = task
+        return await task.value
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) async {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        try! process.run()
-        process.waitUntilExit()
-        precondition(process.terminationStatus == 0, "\(tool) \(arguments) failed")
+        let status: Int32 = await withCheckedContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(returning: -1) }
+        }
+        precondition(status == 0, "\(tool) \(arguments) failed")
     }
 }
 
 /// Polls `condition` until it holds or `seconds` pass.
-func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+func waitUntil(seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
