@@ -20,7 +20,9 @@ struct AssetSource: Sendable {
 
 extension ImageManager {
     /// Reads the asset's current state (the snapshot given may be stale: a file renamed or edited since)
-    /// and picks the file of `version`.
+    /// and picks the file of `version`: for ``ImageVersion/current`` the rendered edit when the asset has
+    /// one, else (and for ``ImageVersion/unadjusted`` and ``ImageVersion/original``, which are the same file
+    /// here: photosync keeps no RAW+JPEG pairs) the original.
     ///
     /// - Throws: ``ImageError/library(_:)`` when the asset is gone, ``ImageError/noImage(localIdentifier:)``
     ///   for audio, ``ImageError/fileMissing(path:)`` when the library knows no file for it.
@@ -42,11 +44,23 @@ extension ImageManager {
             throw .library(.database(code: -1, message: "\(error)"))
         }
         guard current.mediaType != .audio else { throw .noImage(localIdentifier: current.localIdentifier) }
+        if version == .current, current.hasAdjustments, let edit = try adjustment(of: current) {
+            return AssetSource(
+                localIdentifier: current.localIdentifier, path: edit.renderedFileURL.path,
+                contentHash: edit.renderedContentHash, fileSize: edit.renderedFileSize, mediaType: .image,
+                displayedSize: PixelSize(width: 0, height: 0), version: .current,
+                uniformTypeIdentifier: edit.renderedUniformTypeIdentifier)
+        }
         guard let url = current.fileURL(in: library) else { throw .fileMissing(path: current.originalFilename) }
         return AssetSource(
             localIdentifier: current.localIdentifier, path: url.path, contentHash: current.contentHash,
             fileSize: current.fileSize, mediaType: current.mediaType,
             displayedSize: PixelSize(width: current.pixelWidth, height: current.pixelHeight), version: version,
             uniformTypeIdentifier: current.uniformTypeIdentifier)
+    }
+
+    /// The asset's edit, read from the library.
+    private func adjustment(of asset: Asset) throws(ImageError) -> AssetAdjustment? {
+        do { return try library.fetchAdjustment(for: asset) } catch { throw .library(error) }
     }
 }
