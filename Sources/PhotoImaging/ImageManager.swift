@@ -48,6 +48,17 @@ import Synchronization
 /// - Synchronous requests (``requestImageSynchronously(for:targetSize:contentMode:options:)``) are a
 ///   separate call that blocks the calling thread, not an option.
 ///
+/// ## Versions
+/// ``ImageVersion/current`` shows an asset's edit (the rendered result committed through
+/// ``PhotoLibrary/AssetChangeRequest/contentEditingOutput``) when it has one; ``ImageVersion/unadjusted`` and
+/// ``ImageVersion/original`` show the original file (the same file here: photosync keeps no RAW+JPEG pairs).
+/// Renditions are keyed by the content hash of the file rendered, so an edit never serves the original's
+/// renditions, and a revert finds them again.
+///
+/// ## Progress
+/// A decode of a file of 1 MiB or more reports ``ImageRequestEvent/progress(_:)`` events: the share of the
+/// file read so far, in percent steps, increasing, before the final result.
+///
 /// ## Colour, orientation, alpha
 /// EXIF/HEIF orientations 1–8 are applied. An embedded ICC profile (or CMYK) is converted to sRGB; images
 /// without a profile are taken as sRGB. Alpha is kept for PNG, WebP, AVIF and pixels; JPEG flattens it on

@@ -29,7 +29,10 @@ public enum DeliveryMode: Int, Sendable, Hashable, Codable {
     case opportunistic = 0
     /// One result, the final one.
     case highQualityFormat = 1
-    /// One result, as fast as possible: a degraded one when there is one, else the final one.
+    /// One result, as fast as possible: the final one when it is cached, else a degraded one when there is
+    /// one (then marked ``ImageResult/isDegraded``, and no final result follows), else the final one. The
+    /// main image is not decoded when a degraded result is served, so a damaged file with an intact embedded
+    /// thumbnail delivers that thumbnail rather than an error.
     case fastFormat = 2
 }
 
