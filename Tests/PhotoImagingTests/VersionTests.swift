@@ -101,4 +101,24 @@ struct VersionTests {
         let after = try fixture.refetch(asset)
         #expect(!after.hasAdjustments && !after.isFavorite)
     }
+
+    @Test("the edit of a copied original is kept by removeUnreferencedOriginals, and goes with its asset")
+    func copiedOriginal() async throws {
+        let fixture = try ImagingFixture()
+        var identifier = ""
+        try fixture.library.performChangesAndWait {
+            let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: ImagingFixture.fixture("pattern.png"))
+            identifier = request.placeholderForCreatedAsset!.localIdentifier
+        }
+        let asset = try #require(try fixture.library.fetchAssets(withLocalIdentifiers: [identifier]).firstObject)
+        #expect(asset.storage == .copied)
+        let output = try await Self.edit(fixture, asset)
+        try fixture.library.performChangesAndWait { AssetChangeRequest(for: asset).contentEditingOutput = output }
+        let adjustment = try #require(try fixture.library.fetchAdjustment(for: asset))
+        #expect(try fixture.library.removeUnreferencedOriginals() == 0)
+        #expect(FileManager.default.fileExists(atPath: adjustment.renderedFileURL.path))
+        #expect(try await fixture.final(asset, size: PixelSize(square: 96), options: Self.pixels).size == PixelSize(width: 48, height: 32))
+        try fixture.library.performChangesAndWait { AssetChangeRequest.deleteAssets([asset]) }
+        #expect(!FileManager.default.fileExists(atPath: adjustment.renderedFileURL.path))
+    }
 }
