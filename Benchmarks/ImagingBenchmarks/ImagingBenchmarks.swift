@@ -222,8 +222,9 @@ let benchmarks: @Sendable () -> Void = {
             index += 1
             benchmark.startMeasurement()
             for try await event in manager.requestImage(for: asset, targetSize: PixelSize(square: 256), options: options) {
-                precondition(event.result?.isDegraded == true)
-                blackHole(event)
+                guard let result = event.result else { continue }  // progress of the final render
+                precondition(result.isDegraded && result.source == .embeddedThumbnail)
+                blackHole(result)
                 break  // Cancels the final render.
             }
             benchmark.stopMeasurement()
