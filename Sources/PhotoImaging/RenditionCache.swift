@@ -107,12 +107,24 @@ final class RenditionCache: Sendable {
         return image
     }
 
-    /// The canonical key without its size field.
+    /// The canonical key without its size: any size of a fit rendition shows the same picture; a fill
+    /// rendition keeps its target's proportions (a 100×50 fill is no smaller version of a 200×200 one).
     private static func kind(of canonical: String) -> String {
-        var fields = canonical.split(separator: "|", omittingEmptySubsequences: false)
-        if fields.count > 2 { fields.remove(at: 2) }
+        var fields = canonical.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count > 3 else { return canonical }
+        if fields[3] == "fill" {
+            let sides = fields[2].split(separator: "x").compactMap { Int($0) }
+            if sides.count == 2 {
+                let divisor = greatestCommonDivisor(sides[0], sides[1])
+                fields[2] = "\(sides[0] / divisor):\(sides[1] / divisor)"
+                return fields.joined(separator: "|")
+            }
+        }
+        fields.remove(at: 2)
         return fields.joined(separator: "|")
     }
+
+    private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int { b == 0 ? max(a, 1) : greatestCommonDivisor(b, a % b) }
 
     /// Reads a rendition file: its header, and its image unless `headerOnly`.
     private static func read(path: String, headerOnly: Bool) -> (Header, RenderedImage?)? {

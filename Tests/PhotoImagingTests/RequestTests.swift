@@ -23,6 +23,18 @@ struct RequestTests {
         #expect((0..<100).allSatisfy { abs(Int(noise.pixel(x: $0, y: 3).r) - 200) > 30 })  // noise around 128
     }
 
+    @Test("a smaller fill rendition serves as degraded only for a target of the same proportions")
+    func fillSiblings() async throws {
+        let fixture = try ImagingFixture()
+        let asset = try await fixture.asset("pattern.png")
+        let options = ImageRequestOptions(deliveryMode: .opportunistic, resizeMode: .exact, outputFormat: .png)
+        _ = try await fixture.final(asset, size: PixelSize(width: 20, height: 10), mode: .aspectFill, options: options)
+        let square = try await fixture.events(asset, size: PixelSize(square: 40), mode: .aspectFill, options: options)
+        #expect(square.compactMap(\.result).map(\.size) == [PixelSize(square: 40)])
+        let wide = try await fixture.events(asset, size: PixelSize(width: 40, height: 20), mode: .aspectFill, options: options)
+        #expect(wide.compactMap(\.result).map(\.size) == [PixelSize(width: 20, height: 10), PixelSize(width: 40, height: 20)])
+    }
+
     @Test("fast format delivers one result: the EXIF thumbnail, upright")
     func fastFormat() async throws {
         let fixture = try ImagingFixture()
