@@ -209,3 +209,7 @@ func waitUntil(seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
     }
     return condition()
 }
+
+/// Every imaging suite, run one test at a time: each renders on several threads (24-megapixel decodes,
+/// pre-rendering), and running them all at once starves the timing-sensitive suites of the other modules.
+@Suite(.serialized) enum ImagingTests {}
