@@ -301,8 +301,7 @@ int ci_save(ci_image *image, int format, int quality, ci_watch *watch, void **da
                                       VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", 2, "strip", TRUE, NULL);
         break;
     default:
-        failed = vips_jpegsave_buffer(target, data, length, "Q", quality, "strip", TRUE,
-                                      "optimize_coding", TRUE, NULL);
+        failed = vips_jpegsave_buffer(target, data, length, "Q", quality, "strip", TRUE, NULL);
         break;
     }
     g_object_unref(target);
