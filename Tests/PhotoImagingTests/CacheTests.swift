@@ -46,6 +46,18 @@ extension ImagingTests {
             #expect(afterEdit.size == PixelSize(width: 96, height: 64))
         }
 
+        @Test("a file rewritten behind the library's back is rendered, but not cached under its old hash")
+        func rewrittenFile() async throws {
+            let fixture = try ImagingFixture()
+            let asset = try await fixture.asset("pattern.png")
+            let file = fixture.filesFolder.appending(path: "pattern.png")
+            try FileManager.default.removeItem(at: file)
+            try FileManager.default.copyItem(at: ImagingFixture.fixture("camera.jpg"), to: file)
+            let result = try await fixture.final(asset, size: PixelSize(square: 50), options: Self.options)
+            #expect(result.size == PixelSize(width: 33, height: 50))  // camera.jpg, turned
+            #expect(fixture.renditionFiles().isEmpty)
+        }
+
         @Test("deleting the cache loses nothing: the next request renders again")
         func deleteCache() async throws {
             let fixture = try ImagingFixture()
