@@ -38,7 +38,9 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips: its headers are in /usr/include/vips; pkg-config's "vips" entry would add -pthread, which SwiftPM
+        // drops with a warning on every build, so the flags come from GObject's entry and -lvips from CImagingGlue.
+        .systemLibrary(name: "CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(
             name: "CAVCodec",
             pkgConfig: "libavformat",
@@ -49,7 +51,7 @@ let package = Package(
             name: "CImagingGlue",
             dependencies: ["CVips", "CAVCodec", "CExif"],
             linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("vips"), .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
                 .linkedLibrary("avutil"),
             ]
         ),

@@ -58,7 +58,8 @@ extension ImagingTests {
         @Test("without high quality caching, half-size renditions are cached and serve as degraded results")
         func lowQualityCaching() async throws {
             let fixture = try ImagingFixture()
-            let asset = try await fixture.asset("pattern.png")
+            // A large image: its final render is slow enough that the cached half-size one always comes first.
+            let asset = try fixture.asset(referencing: await LargeImage.url)
             let caching = CachingImageManager(imageManager: fixture.manager)
             caching.allowsCachingHighQualityImages = false
             caching.startCachingImages(for: [asset], targetSize: PixelSize(square: 80), options: Self.options)

@@ -27,7 +27,8 @@ extension ImagingTests {
         @Test("a smaller fill rendition serves as degraded only for a target of the same proportions")
         func fillSiblings() async throws {
             let fixture = try ImagingFixture()
-            let asset = try await fixture.asset("pattern.png")
+            // A large image: its final render is slow enough that a cached smaller one always comes first.
+            let asset = try fixture.asset(referencing: await LargeImage.url)
             let options = ImageRequestOptions(deliveryMode: .opportunistic, resizeMode: .exact, outputFormat: .png)
             _ = try await fixture.final(asset, size: PixelSize(width: 20, height: 10), mode: .aspectFill, options: options)
             let square = try await fixture.events(asset, size: PixelSize(square: 40), mode: .aspectFill, options: options)
@@ -53,7 +54,8 @@ extension ImagingTests {
         @Test("opportunistic delivery of a cached rendition is one final result; a smaller one comes first otherwise")
         func opportunisticFromCache() async throws {
             let fixture = try ImagingFixture()
-            let asset = try await fixture.asset("pattern.png")
+            // A large image: its final render is slow enough that a cached smaller one always comes first.
+            let asset = try fixture.asset(referencing: await LargeImage.url)
             let options = ImageRequestOptions(deliveryMode: .opportunistic, resizeMode: .exact, outputFormat: .png)
             _ = try await fixture.final(asset, size: PixelSize(square: 20), options: options)
             let cached = try await fixture.events(asset, size: PixelSize(square: 20), options: options).compactMap(\.result)
