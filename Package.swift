@@ -38,6 +38,16 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
+        .systemLibrary(
+            name: "CExpat",
+            pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         // libvips: its headers are in /usr/include/vips; pkg-config's "vips" entry would add -pthread, which SwiftPM
         // drops with a warning on every build, so the flags come from GObject's entry and -lvips from CImagingGlue.
         .systemLibrary(name: "CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
@@ -64,7 +74,7 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["CExif", "CExpat", "CHeif", "ContentHash"], swiftSettings: strict),
         // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
         .target(name: "FolderWatch", swiftSettings: strict),
 
@@ -103,6 +113,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Layer 3: the JSON shapes the command line (and the HTTP API) speak: Codable, one type per shape.
+        .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -110,6 +123,8 @@ let package = Package(
                 "PhotoLibrary",
                 "MediaProbe",
                 "SyncWorker",
+                "PhotosyncWire",
+                "FetchPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,7 +143,7 @@ let package = Package(
 
         .testTarget(
             name: "PhotosyncCommandTests",
-            dependencies: ["photosync", "PhotosyncCommand", "PhotoLibrary", "SeededRandom"],
+            dependencies: ["photosync", "PhotosyncCommand", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "SchemaEmbedder", "SeededRandom"],
             exclude: ["Golden"],
             swiftSettings: strict
         ),
@@ -149,7 +164,15 @@ let package = Package(
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "SeededRandom"],
+            exclude: ["ProbeDriver"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        // A driver for callgrind measurements of the probe (not shipped): see its main.swift.
+        .executableTarget(
+            name: "ProbeDriver",
+            dependencies: ["MediaProbe"],
+            path: "Tests/MediaProbeTests/ProbeDriver",
             swiftSettings: strict
         ),
         // FolderWatch tests: real temporary folders, real inotify.
