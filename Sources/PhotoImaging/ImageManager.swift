@@ -150,6 +150,18 @@ public final class ImageManager: Sendable {
         return try body()
     }
 
+    /// Waits until no render of this manager runs. A cancelled request returns at once while its render
+    /// stops at its next file read or tile; a process about to exit after cancelling its requests (a
+    /// pre-render stopped by a signal) waits here, so that no render is cut off while it writes a rendition
+    /// (that would leave a temporary file, removed an hour later, never a partial rendition).
+    ///
+    /// - Complexity: polls every 5 ms (also from a cancelled task: the wait is what cancellation needs).
+    public func waitUntilRendersStop() async {
+        await Task.detached { [self] in
+            while runningCounter.load(ordering: .acquiring) > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        }.value
+    }
+
     /// The bytes the rendition cache holds.
     public var renditionCacheSize: Int64 { cache.totalBytes }
 

@@ -6,6 +6,12 @@ import Synchronization
 ///
 /// Nothing runs until the sequence is iterated. Cancelling the iterating task ends the sequence: the
 /// render is cancelled and nothing more is delivered. Each iteration makes a new request.
+///
+/// What can be had at once is delivered by the first `next()` on the calling task, with no task started
+/// and no thread hop: a final result in the rendition cache (one lookup in the library, one read of a
+/// file), or — for ``DeliveryMode/opportunistic`` and ``DeliveryMode/fastFormat`` — a degraded one that
+/// needs no decoding (a smaller cached rendition, or an EXIF thumbnail that is the result as stored). The
+/// rest is rendered on the manager's render threads.
 public struct ImageRequest: AsyncSequence, Sendable {
     public typealias Element = ImageRequestEvent
     public typealias Failure = ImageError
@@ -30,7 +36,14 @@ public struct ImageRequest: AsyncSequence, Sendable {
         /// - Throws: the request's ``ImageError``.
         public mutating func next() async throws(ImageError) -> ImageRequestEvent? {
             guard !finished else { return nil }
-            if stream == nil { stream = request.start().makeAsyncIterator() }
+            if stream == nil {
+                finished = true  // Until the request is under way: a throw or an immediate final result ends it.
+                if Task.isCancelled { return nil }
+                let (immediate, driver) = try request.begin()
+                stream = driver?.makeAsyncIterator()
+                finished = driver == nil
+                if let immediate { return .result(immediate) }
+            }
             // AsyncStream ends its iteration when the calling task is cancelled, and that cancels the driver.
             let element = await stream!.next()
             if Task.isCancelled || element == nil {
@@ -49,13 +62,31 @@ public struct ImageRequest: AsyncSequence, Sendable {
         }
     }
 
+    /// Starts the request: what can be delivered at once, and the driver of the rest (nil when nothing
+    /// follows).
+    func begin() throws(ImageError) -> (ImageResult?, AsyncStream<Result<ImageRequestEvent, ImageError>>?) {
+        let source = try manager.resolveSource(of: asset, version: options.version)
+        if let cached = manager.cachedFinal(source: source, spec: spec, options: options) {
+            return (manager.result(cached, source: source, degraded: false), nil)
+        }
+        guard options.deliveryMode != .highQualityFormat else { return (nil, start(source: source, degraded: .none)) }
+        switch manager.immediateDegraded(source: source, spec: spec, options: options) {
+        case .ready(let outcome):
+            let result = manager.result(outcome, source: source, degraded: true)
+            // A fast result ends a fast request; an opportunistic one goes on to the final result.
+            return (result, options.deliveryMode == .fastFormat ? nil : start(source: source, degraded: .delivered))
+        case let step:
+            return (nil, start(source: source, degraded: step))
+        }
+    }
+
     /// Starts the driver task; the stream ends (and the driver is cancelled) when the iteration ends.
-    func start() -> AsyncStream<Result<ImageRequestEvent, ImageError>> {
+    private func start(source: AssetSource, degraded: DegradedStep) -> AsyncStream<Result<ImageRequestEvent, ImageError>> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Result<ImageRequestEvent, ImageError>.self, bufferingPolicy: .unbounded)
         let driver = Task { [self] in
             do throws(ImageError) {
-                try await drive { continuation.yield(.success($0)) }
+                try await drive(source: source, degraded: degraded) { continuation.yield(.success($0)) }
             } catch {
                 continuation.yield(.failure(error))
             }
@@ -65,42 +96,34 @@ public struct ImageRequest: AsyncSequence, Sendable {
         return stream
     }
 
-    private func drive(_ deliver: @escaping @Sendable (ImageRequestEvent) -> Void) async throws(ImageError) {
-        let source = try manager.resolveSource(of: asset, version: options.version)
+    private func drive(
+        source: AssetSource, degraded: DegradedStep, _ deliver: @escaping @Sendable (ImageRequestEvent) -> Void
+    ) async throws(ImageError) {
         let progress: @Sendable (Double) -> Void = { deliver(.progress($0)) }
-        switch options.deliveryMode {
-        case .highQualityFormat:
+        if options.deliveryMode == .fastFormat, case .render(let thumbnail) = degraded,
+            let fast = try await manager.renderDegraded(thumbnail, source: source, spec: spec)
+        {
+            deliver(.result(manager.result(fast, source: source, degraded: true)))
+            return
+        }
+        guard options.deliveryMode == .opportunistic, case .render(let thumbnail) = degraded else {
             let final = try await manager.finalResult(
                 source: source, spec: spec, options: options, priority: .userInitiated, progress: progress)
             deliver(.result(manager.result(final, source: source, degraded: false)))
-        case .fastFormat:
-            if let cached = manager.cachedFinal(source: source, spec: spec, options: options) {
-                deliver(.result(manager.result(cached, source: source, degraded: false)))
-            } else if let fast = try await manager.degradedResult(source: source, spec: spec, options: options) {
-                deliver(.result(manager.result(fast, source: source, degraded: true)))
-            } else {
-                let final = try await manager.finalResult(
-                    source: source, spec: spec, options: options, priority: .userInitiated, progress: progress)
-                deliver(.result(manager.result(final, source: source, degraded: false)))
-            }
-        case .opportunistic:
-            try await driveOpportunistic(source: source, deliver: deliver, progress: progress)
-        }
-    }
-
-    /// A degraded result if it comes before the final one, then the final one.
-    private func driveOpportunistic(
-        source: AssetSource, deliver: @escaping @Sendable (ImageRequestEvent) -> Void,
-        progress: @escaping @Sendable (Double) -> Void
-    ) async throws(ImageError) {
-        if let cached = manager.cachedFinal(source: source, spec: spec, options: options) {
-            deliver(.result(manager.result(cached, source: source, degraded: false)))
             return
         }
+        try await driveOpportunistic(source: source, thumbnail: thumbnail, deliver: deliver, progress: progress)
+    }
+
+    /// The final render, with the embedded thumbnail rendered beside it and delivered only if it is ready
+    /// first; then the final result.
+    private func driveOpportunistic(
+        source: AssetSource, thumbnail: EmbeddedThumbnail, deliver: @escaping @Sendable (ImageRequestEvent) -> Void,
+        progress: @escaping @Sendable (Double) -> Void
+    ) async throws(ImageError) {
         let finalReady = FinalFlag()
         let manager = manager, spec = spec, options = options
-        // The final render starts now; the degraded one runs beside it and is delivered only if it is ready
-        // first. The final result is delivered after the degraded attempt has settled: never before it.
+        // The final result is delivered after the degraded attempt has settled: never before it.
         async let final: Result<RenderOutcome, ImageError> = {
             do throws(ImageError) {
                 let outcome = try await manager.finalResult(
@@ -112,7 +135,7 @@ public struct ImageRequest: AsyncSequence, Sendable {
                 return .failure(error)
             }
         }()
-        if let degraded = try? await manager.degradedResult(source: source, spec: spec, options: options),
+        if let degraded = try? await manager.renderDegraded(thumbnail, source: source, spec: spec),
             !finalReady.isSet, !Task.isCancelled
         {
             deliver(.result(manager.result(degraded, source: source, degraded: true)))

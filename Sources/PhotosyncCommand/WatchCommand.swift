@@ -26,6 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var mirror: MirrorOptions
+    @OptionGroup(title: "Pre-rendering") var prerender: PrerenderOptions
 
     @Option(name: .customLong("rescan-interval"), help: ArgumentHelp(
         "Seconds between full rescans (0: none).", valueName: "seconds"))
@@ -59,18 +60,20 @@ struct WatchCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let watchLog = try WatchLog(library: library, logger: logger)
             let failure = Mutex<SyncError?>(nil)
+            let prerenderer = prerender.scheduler(library: library, logger: logger)
             logger.info("watching \(root.path) into \(library.url.path) (pid \(getpid()))")
             let service = MirrorService {
                 do throws(SyncError) {
-                    try await folderMirror.watch(progress: { reporter.report(.init($0)) }) { event in
+                    try await folderMirror.watch(progress: { reporter.report(.init($0)); prerenderer?.note($0) }) { event in
                         reporter.finish()  // A log line never lands on the bar.
                         watchLog.log(event)
+                        prerenderer?.note(event)
                     }
                 } catch {
                     failure.withLock { $0 = error }
                 }
             }
-            try await MirrorService.runUntilSignalled(service, logger: CommandLogging.lifecycleLogger(options: options))
+            try await MirrorService.runUntilSignalled(service.alongside(prerenderer), logger: CommandLogging.lifecycleLogger(options: options))
             reporter.finish()
             CommandLogging.reportLeftOutWarnings(logger)
             if let error = failure.withLock({ $0 }) { throw CommandFailure.from(error) }
