@@ -100,7 +100,7 @@ struct ThumbnailFormatOptions: ParsableArguments {
     var mode: ThumbnailMode = .fit
 
     @Option(name: .long, help: ArgumentHelp(
-        "jpeg, webp, png or avif (default: from the output file's extension, else jpeg).", valueName: "format"))
+        "jpeg, webp, png or avif (default: what the output file's extension names, else jpeg).", valueName: "format"))
     var format: ThumbnailFormat?
 
     @Option(name: .long, help: ArgumentHelp("The quality of jpeg, webp and avif, 1…100.", valueName: "1…100"))

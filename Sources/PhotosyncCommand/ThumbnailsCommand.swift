@@ -38,13 +38,13 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     var since: String?
 
     @Option(name: .long, help: ArgumentHelp("Renders at once (default: the number of processors).", valueName: "n"))
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(name: .long, help: "Run at low CPU and I/O priority (nice 10), as the daemon does.")
     var background = false
 
     func validate() throws {
-        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64 (it was \(jobs))") }
+        if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64 (it was \(jobs))") }
     }
 
     func run() async throws {
@@ -58,7 +58,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let prerender = PrerenderRun(
                 library: library, selection: selection, sizes: sizes.sizes, contentMode: rendition.mode,
-                format: rendition.outputFormat(), jobs: jobs)
+                format: rendition.outputFormat(), jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             let outcome = Mutex<Result<Wire.Prerender, any Error>?>(nil)
             let service = MirrorService {
                 do {

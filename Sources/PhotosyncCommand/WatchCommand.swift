@@ -21,12 +21,17 @@ struct WatchCommand: AsyncParsableCommand {
             change committed, with its path; --quiet keeps errors only). Without a folder, the one folder the \
             library already mirrors is watched.
 
+            After the scan, and after each batch that adds or changes files, the renditions of those assets \
+            (256 and 1440 pixels, or --prerender-sizes) are pre-rendered into the library's rendition cache by \
+            a `photosync thumbnails --background` child process: low priority, one render at a time, resumed \
+            where it was by the next daemon, stopped with the daemon. `photosync status` shows its progress.
+
             Example: photosync watch ~/Pictures
             """)
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var mirror: MirrorOptions
-    @OptionGroup(title: "Pre-rendering") var prerender: PrerenderOptions
+    @OptionGroup var prerender: PrerenderOptions
 
     @Option(name: .customLong("rescan-interval"), help: ArgumentHelp(
         "Seconds between full rescans (0: none).", valueName: "seconds"))
