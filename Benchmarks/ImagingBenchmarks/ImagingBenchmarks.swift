@@ -212,6 +212,19 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+    Benchmark("Cached rendition served: baseline, the rendition's file read whole (Data(contentsOf:))", configuration: latency) { benchmark in
+        let (manager, assets, url) = try ImagingFixtures.library(referencing: Array(ImagingFixtures.jpegs.prefix(1)), renders: 2)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let options = ImageRequestOptions(deliveryMode: .highQualityFormat, outputFormat: .jpeg(quality: 80))
+        _ = try manager.requestImageSynchronously(for: assets[0], targetSize: PixelSize(square: 256), options: options)
+        let walker = FileManager.default.enumerator(at: url.appending(path: "renditions"), includingPropertiesForKeys: nil)
+        let file = try (walker?.allObjects as? [URL] ?? []).first { $0.pathExtension == "rnd" }.unwrap()
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            blackHole(try Data(contentsOf: file))
+            benchmark.stopMeasurement()
+        }
+    }
     Benchmark("First (degraded) opportunistic result, 24 MP JPEG with an EXIF thumbnail", configuration: latency) { benchmark in
         let (manager, assets, url) = try ImagingFixtures.library(referencing: ImagingFixtures.jpegs, renders: 2)
         defer { try? FileManager.default.removeItem(at: url) }
@@ -242,5 +255,13 @@ let benchmarks: @Sendable () -> Void = {
         for await progress in manager.prerenderRenditions(of: assets) { last = progress }
         benchmark.stopMeasurement()
         precondition(last?.completed == 10_000 && last?.failed == 0, "\(String(describing: last))")
+    }
+}
+
+extension Optional {
+    /// The value, or a failure naming its absence.
+    func unwrap() throws -> Wrapped {
+        guard let self else { throw CocoaError(.fileNoSuchFile) }
+        return self
     }
 }

@@ -35,7 +35,9 @@ struct PrerenderRun: Sendable {
         publisher.publish(state, force: true)
         let renders = manager.prerenderRenditions(
             of: selection.assets, sizes: sizes.map(\.size), contentMode: contentMode.contentMode, format: format, concurrency: jobs)
+        var atBudget = false
         for await progress in renders {
+            atBudget = progress.stoppedAtBudget
             state.record(progress, at: Date(), timeZone: timeZone)
             publisher.publish(state)
             reporter.report(.init(
@@ -45,7 +47,7 @@ struct PrerenderRun: Sendable {
         await manager.waitUntilRendersStop()
         reporter.finish()
         let now = Wire.Timestamp(Date(), timeZone: timeZone)
-        state.state = state.completed == state.total ? "finished" : "interrupted"
+        state.state = atBudget ? "cacheFull" : state.completed == state.total ? "finished" : "interrupted"
         state.updated = now
         state.finished = now
         publisher.publish(state, force: true)
@@ -80,6 +82,8 @@ extension Wire.Prerender {
         switch state {
         case "running": return "running (pid \(pid)) since \(started): \(counts); \(what)"
         case "finished": return "finished \(finished?.description ?? updated.description): \(counts); \(what)"
+        case "cacheFull":
+            return "stopped at the rendition cache's budget \(finished?.description ?? updated.description), at \(counts); \(what); the rest renders on request"
         default: return "interrupted \(finished?.description ?? updated.description) at \(counts); \(what); the next run resumes"
         }
     }

@@ -118,7 +118,7 @@ final class PrerenderScheduler: Sendable {
 
     private func record(_ outcome: PrerenderChild.Outcome, upTo: ChangeToken?) {
         switch outcome {
-        case .ended(let run) where run.state == "finished":
+        case .ended(let run) where run.state == "finished" || run.state == "cacheFull":
             state.withLock { state in
                 state.coveredThrough = upTo ?? state.coveredThrough
                 state.notBefore = nil
@@ -130,6 +130,9 @@ final class PrerenderScheduler: Sendable {
                     """)
             }
             if run.failed > 0, let lastError = run.lastError { logger.warning("pre-render: \(run.failed) failed; the last: \(lastError)") }
+            if run.state == "cacheFull" {
+                logger.notice("pre-render stopped at the rendition cache's budget after \(run.completed)/\(run.total) assets; the rest renders on request")
+            }
         case .ended(let run):
             retryLater("the pre-render was \(run.state) at \(run.completed)/\(run.total) assets")
         case .failed(let message, _):

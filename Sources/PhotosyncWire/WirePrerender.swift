@@ -2,7 +2,8 @@ extension Wire {
     /// A pre-render of a library's renditions (`photosync thumbnails --json`, and `status`'s `prerender`):
     /// the last one run, by the daemon or by hand, as its process published it.
     public struct Prerender: Sendable, Hashable, Codable {
-        /// `running` (its process is at work now), `finished`, or `interrupted` (stopped by a signal, or its
+        /// `running` (its process is at work now), `finished`, `cacheFull` (stopped before the rendition cache
+        /// went past its budget: pre-rendering never evicts), or `interrupted` (stopped by a signal, or its
         /// process died: the next run skips what was rendered).
         public var state: String
         /// The process that runs (or ran) it.
