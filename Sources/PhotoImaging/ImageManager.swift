@@ -22,7 +22,10 @@ import Synchronization
 /// it is iterated, so nothing can be delivered before the call returns (PhotoKit may call its handler
 /// first). Cancelling the iterating task ends the sequence: the render stops at its next file read or tile,
 /// and nothing is delivered after the cancel (PhotoKit calls cancelled handlers). A request that can't
-/// deliver throws a typed ``ImageError``: a result is never silently missing.
+/// deliver throws a typed ``ImageError``: a result is never silently missing. What can be had at once is
+/// delivered by the first `next()`, on the calling task, without a task or a thread hop: a final result in
+/// the rendition cache (one indexed lookup in the library, then an open, an fstat and one read), or an EXIF
+/// thumbnail that is the result as stored (read from the head of the file, nothing decoded).
 ///
 /// ## Sizes (the pixel rule)
 /// Let the image as displayed (orientation applied) be W×H, and the crop, if any, the pixel rectangle

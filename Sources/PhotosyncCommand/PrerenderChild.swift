@@ -78,8 +78,10 @@ struct PrerenderChild {
     private static func outcome(status: Int32, stdout: Data, stderr: Data, stopped: Bool) -> Outcome {
         if stopped { return .stopped }
         if status == 0, let state = try? Wire.makeDecoder().decode(Wire.Prerender.self, from: stdout) { return .ended(state) }
-        let report = try? Wire.makeDecoder().decode(Wire.Error.self, from: stderr)
+        // The error report is the last line (log lines may come before it).
         let text = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let last = text.split(separator: "\n").last.map { Data($0.utf8) } ?? Data()
+        let report = try? Wire.makeDecoder().decode(Wire.Error.self, from: last)
         return .failed(message: report?.message ?? (text.isEmpty ? "exit status \(status)" : text), status: status)
     }
 }

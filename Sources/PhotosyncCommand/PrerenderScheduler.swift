@@ -101,11 +101,14 @@ final class PrerenderScheduler: Sendable {
 
     /// One pre-render: every asset the first time, then the changes since the last token covered.
     private func runOnce() async {
-        let (since, upTo) = state.withLock { state in
+        // Pending changes are taken before the token is read: a batch committed in between is both covered
+        // and pending again (one pre-render too many, never one too few).
+        let since = state.withLock { state in
             state.pendingSince = nil
             state.lastBatch = nil
-            return (state.coveredThrough, try? library.currentChangeToken)
+            return state.coveredThrough
         }
+        let upTo = try? library.currentChangeToken
         var arguments = [
             "thumbnails", "--library", library.url.path, "--sizes", ThumbnailSizeList(settings.sizes.map(\.size)).defaultValueDescription,
             "--jobs", "1", "--background", "--json",
