@@ -36,7 +36,8 @@ struct PrerenderChild {
     func run() async -> Outcome {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = arguments
+        // The child stops when this process is gone, however it went (``ParentLifeline``).
+        process.arguments = arguments + [ParentLifeline.option]
         var environment = ProcessInfo.processInfo.environment
         // One libvips thread per render: with one render at a time, the pre-render takes at most one core.
         if environment["VIPS_CONCURRENCY"] == nil { environment["VIPS_CONCURRENCY"] = "1" }
@@ -44,13 +45,15 @@ struct PrerenderChild {
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
+        let lifeline = Pipe()
+        process.standardInput = lifeline
         let exited = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { exited.continuation.yield($0.terminationStatus) }
         if Task.isCancelled { return .stopped }
         do { try process.run() } catch { return .failed(message: "can't start \(Self.executable.path): \(error)", status: -1) }
         let output = PipeReader(stdout), errors = PipeReader(stderr)
         let status = await Self.waitForExit(process, exited: exited.stream)
+        withExtendedLifetime(lifeline) {}  // Its write end stays open while the child runs.
         return Self.outcome(status: status, stdout: output.finish(), stderr: errors.finish(), stopped: Task.isCancelled)
     }
 

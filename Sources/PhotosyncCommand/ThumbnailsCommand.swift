@@ -43,6 +43,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Run at low CPU and I/O priority (nice 10), as the daemon does.")
     var background = false
 
+    @Flag(name: .customLong(String(ParentLifeline.option.dropFirst(2))), help: .private)
+    var stopWhenStdinCloses = false
+
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64 (it was \(jobs))") }
     }
@@ -61,6 +64,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
                 format: rendition.outputFormat(), jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             let outcome = Mutex<Result<Wire.Prerender, any Error>?>(nil)
             let service = MirrorService {
+                if stopWhenStdinCloses { ParentLifeline.stopWhenStandardInputCloses() }
                 do {
                     let state = try await prerender.run(publisher: publisher, reporter: reporter)
                     outcome.withLock { $0 = .success(state) }

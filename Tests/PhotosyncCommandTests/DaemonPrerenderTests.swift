@@ -77,6 +77,32 @@ import Glibc
         #expect(next.stop() == 0)
     }
 
+    @Test func aKilledDaemonsPreRenderStopsWithItAndTheNextDaemonResumes() throws {
+        let cli = Photosync()
+        let folder = cli.directory.appending(path: "large")
+        try ImageFiles.manyLargeImages(60, in: folder)
+        defer { cli.cleanUp() }
+        let daemon = try Daemon(cli, folder: folder)
+        let running = try Self.waitForPrerender(cli) { $0["state"] as? String == "running" && ($0["completed"] as? Int ?? 0) >= 2 }
+        try #require(running != nil, "the pre-render was not caught running\n\(daemon.logText)")
+        let child = pid_t(try #require(running?["pid"] as? Int))
+        // No SIGTERM to pass on: the daemon dies at once. Its child notices and stops within moments.
+        _ = daemon.stop(SIGKILL)
+        let stopped = Photosync.waitUntil(seconds: 30) { !ImageFiles.isRunning(child) }
+        #expect(stopped, "the pre-render child \(child) outlived the killed daemon")
+        let state = try #require(try ThumbnailsCommandTests.prerender(cli))
+        #expect(state["state"] as? String == "interrupted" && (state["completed"] as? Int ?? 60) < 60, "\(state)")
+        let files = ImageFiles.renditions(of: cli.library)
+        #expect(files.allSatisfy { $0.whole }, "\(files.filter { !$0.whole })")
+        #expect(ImageFiles.incoming(of: cli.library).isEmpty)
+        // The next daemon renders only what is missing.
+        let next = try Daemon(cli, folder: folder)
+        let resumed = try Self.waitForPrerender(cli) { $0["state"] as? String == "finished" && $0["scope"] as? String == "library" }
+        try #require(resumed != nil, "\(next.logText)")
+        #expect(resumed?["alreadyCached"] as? Int == files.count && resumed?["rendered"] as? Int == 120 - files.count, "\(resumed ?? [:])")
+        #expect(next.stop() == 0)
+    }
+
     @Test func sizesAreChosenAndPreRenderingCanBeTurnedOff() throws {
         let cli = Photosync()
         let folder = try ImageFiles.folder(["pattern.png"])

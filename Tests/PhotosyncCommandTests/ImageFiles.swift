@@ -75,6 +75,16 @@ enum ImageFiles {
         return Array(payload.prefix(2)) == [0xFF, 0xD8] && Array(payload.suffix(2)) == [0xFF, 0xD9]
     }
 
+    /// Whether process `pid` runs: it exists and is no zombie (an orphan's exit may wait for a reaper).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
+        // `pid (comm) S …`: the state follows the command name, which may itself hold spaces and parentheses.
+        let state = stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).prefix(1)
+        return state != "Z" && state != "X"
+    }
+
     @discardableResult
     static func tool(_ name: String, _ arguments: [String]) throws -> Photosync.Result {
         let result = try Photosync.runTool(URL(fileURLWithPath: "/usr/bin/\(name)"), arguments)
