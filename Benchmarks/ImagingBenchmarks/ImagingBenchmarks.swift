@@ -220,19 +220,21 @@ let benchmarks: @Sendable () -> Void = {
         LatencyFixture.removeAll()
     }
     Benchmark("Cached rendition served: the first request of a new process's manager", configuration: .init(
-        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
+        metrics: [.wallClock, Preemptions.metric], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
     ) { benchmark in
         let (manager, assets, url) = try ImagingFixtures.library(referencing: Array(ImagingFixtures.jpegs.prefix(1)), renders: 2)
         defer { try? FileManager.default.removeItem(at: url) }
         _ = try manager.requestImageSynchronously(for: assets[0], targetSize: PixelSize(square: 256), options: cachedOptions)
         // Another manager of the library, as a new process would open it: nothing of the render is warm.
         let other = try ImageManager(library: PhotoLibrary(url: url))
+        let switches = Preemptions()
         benchmark.startMeasurement()
         for try await event in other.requestImage(for: assets[0], targetSize: PixelSize(square: 256), options: cachedOptions) {
             precondition(event.result?.source == .renditionCache)
             blackHole(event)
         }
         benchmark.stopMeasurement()
+        benchmark.measurement(Preemptions.metric, switches.count)
     }
     let degradedOptions = ImageRequestOptions(deliveryMode: .opportunistic, outputFormat: .jpeg(quality: 80), allowsCaching: false)
     Benchmark("First (degraded) opportunistic result, 24 MP JPEG with an EXIF thumbnail", configuration: latency) { benchmark, fixture in
@@ -249,11 +251,12 @@ let benchmarks: @Sendable () -> Void = {
         LatencyFixture.removeAll()
     }
     Benchmark("First (degraded) opportunistic result: the first request of a new process's manager", configuration: .init(
-        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
+        metrics: [.wallClock, Preemptions.metric], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
     ) { benchmark in
         let (_, assets, url) = try ImagingFixtures.library(referencing: Array(ImagingFixtures.jpegs.prefix(1)), renders: 2)
         defer { try? FileManager.default.removeItem(at: url) }
         let manager = try ImageManager(library: PhotoLibrary(url: url))
+        let switches = Preemptions()
         benchmark.startMeasurement()
         for try await event in manager.requestImage(for: assets[0], targetSize: PixelSize(square: 256), options: degradedOptions) {
             guard let result = event.result else { continue }
@@ -261,6 +264,7 @@ let benchmarks: @Sendable () -> Void = {
             break
         }
         benchmark.stopMeasurement()
+        benchmark.measurement(Preemptions.metric, switches.count)
     }
 
     Benchmark("Pre-render 10,000 assets at 256 and 1440 px (peak RSS)", configuration: .init(
@@ -316,5 +320,22 @@ final class LatencyFixture: Sendable {
     /// Removes the libraries made.
     static func removeAll() {
         for url in made.withLock({ urls in defer { urls = [] }; return urls }) { try? FileManager.default.removeItem(at: url) }
+    }
+}
+
+/// Involuntary context switches of the calling thread since it was made (`getrusage(RUSAGE_THREAD)`): how
+/// often another process took the processor in the middle of a sample. On a busy machine these, not the
+/// code, make a short operation's slowest samples.
+struct Preemptions {
+    static let metric = BenchmarkMetric.custom("Preemptions (involuntary context switches)", polarity: .prefersSmaller, useScalingFactor: false)
+
+    private let start = Self.now()
+
+    var count: Int { Self.now() - start }
+
+    private static func now() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+        return usage.ru_nivcsw
     }
 }

@@ -25,7 +25,8 @@ import Synchronization
 /// deliver throws a typed ``ImageError``: a result is never silently missing. What can be had at once is
 /// delivered by the first `next()`, on the calling task, without a task or a thread hop: a final result in
 /// the rendition cache (one indexed lookup in the library, then an open, an fstat and one read), or an EXIF
-/// thumbnail that is the result as stored (read from the head of the file, nothing decoded).
+/// thumbnail that is the result as stored (read from the head of the file, nothing decoded). After such a
+/// result, the final render starts when the next event is asked for.
 ///
 /// ## Sizes (the pixel rule)
 /// Let the image as displayed (orientation applied) be W×H, and the crop, if any, the pixel rectangle

@@ -11,7 +11,9 @@ import Synchronization
 /// and no thread hop: a final result in the rendition cache (one lookup in the library, one read of a
 /// file), or — for ``DeliveryMode/opportunistic`` and ``DeliveryMode/fastFormat`` — a degraded one that
 /// needs no decoding (a smaller cached rendition, or an EXIF thumbnail that is the result as stored). The
-/// rest is rendered on the manager's render threads.
+/// rest is rendered on the manager's render threads, starting when the next event is asked for: nothing
+/// competes with the caller for the processor until it has the degraded result, and a caller that stops
+/// there (a cell scrolled away) costs no render.
 public struct ImageRequest: AsyncSequence, Sendable {
     public typealias Element = ImageRequestEvent
     public typealias Failure = ImageError
@@ -26,8 +28,15 @@ public struct ImageRequest: AsyncSequence, Sendable {
     /// Iterates one request.
     public struct Iterator: AsyncIteratorProtocol {
         let request: ImageRequest
-        private var stream: AsyncStream<Result<ImageRequestEvent, ImageError>>.Iterator?
-        private var finished = false
+        private var phase = Phase.notStarted
+
+        private enum Phase {
+            case notStarted
+            /// A result was delivered at once; the rest starts at the next `next()`.
+            case delivered(then: Driver)
+            case streaming(AsyncStream<Result<ImageRequestEvent, ImageError>>.Iterator)
+            case finished
+        }
 
         init(request: ImageRequest) { self.request = request }
 
@@ -35,53 +44,79 @@ public struct ImageRequest: AsyncSequence, Sendable {
         ///
         /// - Throws: the request's ``ImageError``.
         public mutating func next() async throws(ImageError) -> ImageRequestEvent? {
-            guard !finished else { return nil }
-            if stream == nil {
-                finished = true  // Until the request is under way: a throw or an immediate final result ends it.
+            switch phase {
+            case .finished:
+                return nil
+            case .notStarted:
+                phase = .finished  // Until the request is under way: a throw or an immediate final result ends it.
                 if Task.isCancelled { return nil }
                 let (immediate, driver) = try request.begin()
-                stream = driver?.makeAsyncIterator()
-                finished = driver == nil
-                if let immediate { return .result(immediate) }
+                guard let immediate else {
+                    if let driver { phase = .streaming(driver.start().makeAsyncIterator()) }
+                    return try await next()
+                }
+                if let driver { phase = .delivered(then: driver) }
+                return .result(immediate)
+            case .delivered(let driver):
+                phase = .finished
+                if Task.isCancelled { return nil }
+                phase = .streaming(driver.start().makeAsyncIterator())
+                return try await next()
+            case .streaming(var stream):
+                // AsyncStream ends its iteration when the calling task is cancelled, and that cancels the driver.
+                let element = await stream.next()
+                phase = .streaming(stream)
+                return try take(element)
             }
-            // AsyncStream ends its iteration when the calling task is cancelled, and that cancels the driver.
-            let element = await stream!.next()
-            if Task.isCancelled || element == nil {
-                finished = true
+        }
+
+        private mutating func take(_ element: Result<ImageRequestEvent, ImageError>?) throws(ImageError) -> ImageRequestEvent? {
+            guard !Task.isCancelled, let element else {
+                phase = .finished
                 return nil
             }
-            switch element! {
+            switch element {
             case .success(let event):
-                if case .result(let result) = event, !result.isDegraded { finished = true }
+                if case .result(let result) = event, !result.isDegraded { phase = .finished }
                 return event
             case .failure(let error):
-                finished = true
+                phase = .finished
                 if error == .cancelled { return nil }
                 throw error
             }
         }
     }
 
-    /// Starts the request: what can be delivered at once, and the driver of the rest (nil when nothing
+    /// The rest of a request, to be started: the render of its final result (and of a degraded one still to
+    /// come).
+    struct Driver: Sendable {
+        let request: ImageRequest
+        let source: AssetSource
+        let degraded: DegradedStep
+
+        func start() -> AsyncStream<Result<ImageRequestEvent, ImageError>> { request.start(source: source, degraded: degraded) }
+    }
+
+    /// Looks the request up: what can be delivered at once, and the driver of the rest (nil when nothing
     /// follows).
-    func begin() throws(ImageError) -> (ImageResult?, AsyncStream<Result<ImageRequestEvent, ImageError>>?) {
+    func begin() throws(ImageError) -> (ImageResult?, Driver?) {
         let source = try manager.resolveSource(of: asset, version: options.version)
         if let cached = manager.cachedFinal(source: source, spec: spec, options: options) {
             return (manager.result(cached, source: source, degraded: false), nil)
         }
-        guard options.deliveryMode != .highQualityFormat else { return (nil, start(source: source, degraded: .none)) }
+        guard options.deliveryMode != .highQualityFormat else { return (nil, Driver(request: self, source: source, degraded: .none)) }
         switch manager.immediateDegraded(source: source, spec: spec, options: options) {
         case .ready(let outcome):
             let result = manager.result(outcome, source: source, degraded: true)
             // A fast result ends a fast request; an opportunistic one goes on to the final result.
-            return (result, options.deliveryMode == .fastFormat ? nil : start(source: source, degraded: .delivered))
+            return (result, options.deliveryMode == .fastFormat ? nil : Driver(request: self, source: source, degraded: .delivered))
         case let step:
-            return (nil, start(source: source, degraded: step))
+            return (nil, Driver(request: self, source: source, degraded: step))
         }
     }
 
     /// Starts the driver task; the stream ends (and the driver is cancelled) when the iteration ends.
-    private func start(source: AssetSource, degraded: DegradedStep) -> AsyncStream<Result<ImageRequestEvent, ImageError>> {
+    fileprivate func start(source: AssetSource, degraded: DegradedStep) -> AsyncStream<Result<ImageRequestEvent, ImageError>> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Result<ImageRequestEvent, ImageError>.self, bufferingPolicy: .unbounded)
         let driver = Task { [self] in

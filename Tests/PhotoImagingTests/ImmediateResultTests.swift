@@ -73,6 +73,26 @@ extension ImagingTests {
             #expect(fixture.manager.renderCount == 1, "only the blocker was rendered")
         }
 
+        @Test("after a result delivered at once, the final render starts only when the next event is asked for")
+        func finalRenderStartsWhenAsked() async throws {
+            let fixture = try ImagingFixture(configuration: ImageManager.Configuration(maximumConcurrentRenders: 1))
+            let asset = try fixture.asset(referencing: await LargeImage.withThumbnail)
+            let other = try await fixture.asset("pattern.png")
+            let options = ImageRequestOptions(deliveryMode: .opportunistic, outputFormat: .jpeg(quality: 80))
+            var iterator = fixture.manager.requestImage(for: asset, targetSize: PixelSize(square: 300), options: options).makeAsyncIterator()
+            let first = try #require(try await iterator.next()?.result)
+            #expect(first.isDegraded && first.source == .embeddedThumbnail)
+            // Held there: another request renders on the only render thread, and nothing else did before it
+            // (its final render would have been queued first).
+            _ = try await fixture.final(other, size: PixelSize(square: 32), options: ImageRequestOptions(deliveryMode: .highQualityFormat))
+            #expect(fixture.manager.renderCount == 1, "the held request rendered before it was asked to")
+            // Asked: the final result.
+            var final: ImageResult?
+            while let event = try await iterator.next() { final = event.result ?? final }
+            #expect(final?.isDegraded == false && final?.source == .rendered && final?.size == PixelSize(width: 300, height: 200))
+            #expect(fixture.manager.renderCount == 2)
+        }
+
         @Test("an EXIF segment beyond the first 64 KiB is found; a damaged one is no thumbnail, and no error")
         func exifSegmentsAnywhere() async throws {
             let fixture = try ImagingFixture()

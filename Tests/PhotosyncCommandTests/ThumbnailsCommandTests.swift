@@ -49,6 +49,61 @@ import Glibc
         #expect(plain.stdout.contains("5/5 assets") && plain.stdout.contains("last failure"), "\(plain.stdout)")
     }
 
+    @Test func aProgressBarOnATerminalAndNoneOtherwise() throws {
+        let cli = Photosync()
+        let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg"])
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try #require(try cli.run("scan", folder.path).status == 0)
+        // stderr a terminal: the bar, drawn in place (carriage return, erase line), cleared before the summary.
+        let terminal = try Self.runWithTerminalStderr(cli, ["thumbnails", "--sizes", "64"])
+        #expect(terminal.status == 0)
+        #expect(terminal.stderr.contains("\r\u{1B}[2Krendering  [") && terminal.stderr.contains(" assets "), "\(terminal.stderr.debugDescription)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[2K"), "\(terminal.stderr.debugDescription)")
+        #expect(terminal.stdout.contains("3/3 assets"))
+        // stderr a pipe: no bar, no escape sequence (a run this short logs no progress line either).
+        let piped = try cli.run("thumbnails", "--sizes", "48")
+        #expect(piped.status == 0 && piped.stdout.contains("3/3 assets"))
+        #expect(!piped.stderr.contains("\r") && !piped.stderr.contains("\u{1B}") && !piped.stderr.contains("[#"), "\(piped.stderr.debugDescription)")
+    }
+
+    /// Runs `photosync arguments…` with its stderr on a new pseudo-terminal: its exit status, what it wrote
+    /// on the terminal, and its stdout.
+    static func runWithTerminalStderr(_ cli: Photosync, _ arguments: [String]) throws -> Photosync.Result {
+        // posix_openpt, unlockpt and ptsname, as the ioctls they are (Swift's Glibc module leaves them out).
+        let primary = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        try #require(primary >= 0)
+        defer { close(primary) }
+        var unlock: CInt = 0, number: CUnsignedInt = 0
+        try #require(ioctl(primary, UInt(0x4004_5431) /* TIOCSPTLCK */, &unlock) == 0)
+        try #require(ioctl(primary, UInt(0x8004_5430) /* TIOCGPTN */, &number) == 0)
+        let terminal = try #require(FileHandle(forUpdatingAtPath: "/dev/pts/\(number)"))
+        let process = Process()
+        process.executableURL = Photosync.binary
+        process.arguments = Photosync.placingLibrary(cli.library.path, in: arguments)
+        process.environment = cli.environment([:])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = terminal
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try terminal.close()  // Ours: the primary reads its end (EIO) once the child's copy is closed.
+        let stdout = Photosync.Collector(out)
+        var written = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(primary, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            written.append(contentsOf: buffer[0..<count])
+        }
+        let text = stdout.finish()
+        process.waitUntilExit()
+        // The terminal turns "\n" into "\r\n".
+        return Photosync.Result(
+            status: process.terminationStatus, stdout: text,
+            stderr: String(decoding: written, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
     @Test func sinceATokenRendersOnlyWhatWasAddedOrChanged() throws {
         let cli = Photosync()
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png"])
@@ -102,6 +157,8 @@ import Glibc
         try #require(caught && process.isRunning, "the pre-render ended before it could be interrupted")
         #expect(running?["pid"] as? Int == Int(process.processIdentifier))
         #expect(running?["total"] as? Int == 60)
+        let text = try cli.run("status").stdout
+        #expect(text.contains("pre-render: running (pid \(process.processIdentifier)) since "), "\(text)")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stderr.finish())")
