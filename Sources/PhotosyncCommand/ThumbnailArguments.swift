@@ -62,6 +62,12 @@ enum ThumbnailFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
+    /// Extensions of image formats photosync reads but doesn't write: a file named so would hold another
+    /// format than its name says.
+    static let unwritableExtensions: Set<String> = [
+        "gif", "tif", "tiff", "heic", "heif", "hif", "bmp", "jxl", "jp2", "ico", "svg", "pdf", "dng", "raw",
+    ]
+
     func outputFormat(quality: Int) -> ImageOutputFormat {
         switch self {
         case .jpeg: .jpeg(quality: quality)

@@ -51,9 +51,16 @@ struct ThumbnailCommand: AsyncParsableCommand {
             if isatty(STDOUT_FILENO) == 1 { throw ValidationError("-o - would write image bytes to the terminal: redirect stdout, or name a file") }
             return
         }
-        let named = ThumbnailFormat(fileExtension: URL(fileURLWithPath: output).pathExtension)
+        let fileExtension = URL(fileURLWithPath: output).pathExtension
+        let named = ThumbnailFormat(fileExtension: fileExtension)
         if let format = rendition.format, let named, named != format {
             throw ValidationError("-o \(output) names a \(named.rawValue) file but --format is \(format.rawValue): make them agree")
+        }
+        if rendition.format == nil, ThumbnailFormat.unwritableExtensions.contains(fileExtension.lowercased()) {
+            throw ValidationError("""
+                -o \(output) names a .\(fileExtension) file, which photosync doesn't write: name it .jpg, .webp, .png \
+                or .avif, or choose with --format
+                """)
         }
     }
 

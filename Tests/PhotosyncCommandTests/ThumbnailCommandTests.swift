@@ -141,10 +141,18 @@ import Testing
             ["pattern.png", "--size", "64", "--mode", "stretch", "-o", out], ["pattern.png", "--size", "64", "--format", "gif", "-o", out],
             ["pattern.png", "--size", "64", "--format", "webp", "-o", out], ["pattern.png", "--size", "64", "-o", "-", "--json"],
             ["pattern.png", "-o", out], ["pattern.png", "--size", "64"],
+            // A file named for an image format photosync doesn't write (it would hold a JPEG).
+            ["pattern.png", "--size", "64", "-o", setup.output.appending(path: "x.gif").path],
+            ["pattern.png", "--size", "64", "-o", setup.output.appending(path: "x.HEIC").path],
         ] {
             let result = try setup.cli.run(["thumbnail"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.output.path).isEmpty)
+        // With --format, the name is the caller's business.
+        let named = setup.output.appending(path: "x.gif").path
+        #expect(try setup.cli.run(["thumbnail", "pattern.png", "--size", "64", "--format", "png", "-o", named]).status == 0)
+        #expect(ImageFiles.format(of: try Data(contentsOf: URL(fileURLWithPath: named))) == "png")
     }
 }
