@@ -52,32 +52,27 @@ import Glibc
     }
 
     @Test func sigtermDuringThePreRenderStopsItsChildAndTheNextDaemonResumes() throws {
-        let cli = Photosync()
-        let folder = cli.directory.appending(path: "large")
-        try ImageFiles.manyLargeImages(60, in: folder)
-        defer { cli.cleanUp() }
-        let daemon = try Daemon(cli, folder: folder)
-        let running = try Self.waitForPrerender(cli) { $0["state"] as? String == "running" && ($0["completed"] as? Int ?? 0) >= 2 }
-        try #require(running != nil, "the pre-render was not caught running\n\(daemon.logText)")
-        let child = try #require(running?["pid"] as? Int)
-        #expect(child != Int(daemon.process.processIdentifier))
-        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.logText)")
-        // The child went with the daemon, and left no partial rendition.
-        #expect(kill(pid_t(child), 0) == -1 && errno == ESRCH, "the pre-render child \(child) outlived the daemon")
-        #expect(try ThumbnailsCommandTests.prerender(cli)?["state"] as? String == "interrupted")
-        let files = ImageFiles.renditions(of: cli.library)
-        #expect(files.count < 120)
-        #expect(files.allSatisfy { $0.whole }, "\(files.filter { !$0.whole })")
-        #expect(ImageFiles.incoming(of: cli.library).isEmpty)
-        // The next daemon renders only what is missing.
-        let next = try Daemon(cli, folder: folder)
-        let resumed = try Self.waitForPrerender(cli) { $0["state"] as? String == "finished" && $0["scope"] as? String == "library" }
-        try #require(resumed != nil, "\(next.logText)")
-        #expect(resumed?["alreadyCached"] as? Int == files.count && resumed?["rendered"] as? Int == 120 - files.count, "\(resumed ?? [:])")
-        #expect(next.stop() == 0)
+        try Self.interruptAndResume { daemon, child in
+            #expect(child != daemon.process.processIdentifier)
+            #expect(daemon.stop(SIGTERM) == 0, "\(daemon.logText)")
+            // The daemon waited for its child.
+            #expect(!ImageFiles.isRunning(child), "the pre-render child \(child) outlived the daemon")
+        }
     }
 
     @Test func aKilledDaemonsPreRenderStopsWithItAndTheNextDaemonResumes() throws {
+        try Self.interruptAndResume { daemon, child in
+            // No SIGTERM to pass on: the daemon dies at once. Its child notices and stops within moments.
+            _ = daemon.stop(SIGKILL)
+            let stopped = Photosync.waitUntil(seconds: 30) { !ImageFiles.isRunning(child) }
+            #expect(stopped, "the pre-render child \(child) outlived the killed daemon")
+        }
+    }
+
+    /// A daemon pre-rendering 60 large images, caught running with some done, then stopped by `stop` (given
+    /// the daemon and its child's pid, which it waits to be gone): the pre-render shows interrupted before
+    /// its end, no partial rendition is left, and the next daemon renders only what is missing.
+    static func interruptAndResume(_ stop: (Daemon, pid_t) throws -> Void) throws {
         let cli = Photosync()
         let folder = cli.directory.appending(path: "large")
         try ImageFiles.manyLargeImages(60, in: folder)
@@ -85,11 +80,7 @@ import Glibc
         let daemon = try Daemon(cli, folder: folder)
         let running = try Self.waitForPrerender(cli) { $0["state"] as? String == "running" && ($0["completed"] as? Int ?? 0) >= 2 }
         try #require(running != nil, "the pre-render was not caught running\n\(daemon.logText)")
-        let child = pid_t(try #require(running?["pid"] as? Int))
-        // No SIGTERM to pass on: the daemon dies at once. Its child notices and stops within moments.
-        _ = daemon.stop(SIGKILL)
-        let stopped = Photosync.waitUntil(seconds: 30) { !ImageFiles.isRunning(child) }
-        #expect(stopped, "the pre-render child \(child) outlived the killed daemon")
+        try stop(daemon, pid_t(try #require(running?["pid"] as? Int)))
         let state = try #require(try ThumbnailsCommandTests.prerender(cli))
         #expect(state["state"] as? String == "interrupted" && (state["completed"] as? Int ?? 60) < 60, "\(state)")
         let files = ImageFiles.renditions(of: cli.library)
