@@ -120,7 +120,7 @@ enum SyncBarrier {
     static func apply(folder: String, library: PhotoLibrary, options: GlobalOptions) async throws {
         let root = try FolderArgument.resolve(folder, library: library)
         do {
-            if let holder = DaemonLock.currentHolder(libraryURL: library.url) {
+            if let holder = MirrorWriterLock.currentHolder(libraryURL: library.url) {
                 guard holder.mode == "watch", holder.root == root.path else {
                     throw CommandFailure(
                         code: 1, name: "error",
@@ -129,8 +129,6 @@ enum SyncBarrier {
                 try await FolderMirror.requestSync(library: library, root: root, timeout: .seconds(60))
                 return
             }
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.sync", options: options)
             try await FolderMirror(library: library, root: root, options: FolderMirrorOptions(logger: logger)).scan()
         } catch let error as SyncError {

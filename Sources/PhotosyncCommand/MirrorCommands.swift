@@ -61,8 +61,6 @@ struct ScanCommand: AsyncParsableCommand {
         try await reportingFailures(options) {
             let library = try options.openLibrary()
             let root = try FolderArgument.resolve(directory, library: library)
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.scan", options: options)
             let folderMirror = try FolderMirror(library: library, root: root, options: mirror.mirrorOptions(logger: logger))
             let reporter = ProgressReporter(style: options.quiet || options.json ? .silent : nil)
@@ -137,8 +135,6 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingFailures(options) {
             let library = try options.openLibrary()
             let root = try FolderArgument.resolve(directory ?? SampleFolder.path, library: library)
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "watch")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.watch", options: options)
             var mirrorOptions = mirror.mirrorOptions(logger: logger)
             mirrorOptions.rescanInterval = rescanInterval > 0 ? .milliseconds(Int64(rescanInterval * 1000)) : nil
@@ -253,7 +249,7 @@ enum ScanReport {
             printJSON([
                 "root": root.path, "library": library.url.path, "inserted": summary.inserted, "updated": summary.updated,
                 "moved": summary.moved, "deleted": summary.deleted, "unchanged": summary.unchanged,
-                "filesHashed": summary.filesHashed, "bytesHashed": summary.bytesHashed, "batches": summary.batches,
+                "filesHashed": summary.filesHashed, "bytesHashed": summary.bytesHashed, "batches": summary.batches, "repaired": summary.repaired,
                 "skipped": summary.skipped.map { ["path": $0.path, "reason": $0.reason] },
                 "metadataProblems": summary.metadataProblems, "seconds": summary.duration, "token": token,
                 "interrupted": summary.interrupted,

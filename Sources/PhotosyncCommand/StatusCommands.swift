@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibrary
+import SyncWorker
 
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -83,7 +84,7 @@ struct StatusCommand: AsyncParsableCommand {
             ]
             let history = try library.historyStatus()
             let mirrors = try library.fetchMirrorRoots().map(MirrorJSON.object)
-            let holder = DaemonLock.currentHolder(libraryURL: library.url)
+            let holder = MirrorWriterLock.currentHolder(libraryURL: library.url)
             let formatter = ISO8601DateFormatter()
             let watcher: Any = holder.map {
                 ["pid": $0.pid, "mode": $0.mode, "root": $0.root, "since": formatter.string(from: $0.since)] as [String: Any]

@@ -96,11 +96,15 @@ extension FolderMirror {
         progress: (@Sendable (ScanProgress) -> Void)? = nil, onEvent: (@Sendable (MirrorEvent) -> Void)? = nil
     ) async throws(SyncError) {
         let logger = options.logger
+        try await beginWriting(mode: "watch")
+        defer { endWriting() }
         let rules = SharedIgnoreRules((try? IgnoreRules.load(root: root.path, includeDefaults: options.includeDefaultIgnoreRules))
             ?? IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         let watcher: FolderWatcher
         do {
-            var watchOptions = FolderWatchOptions(isIgnored: { rules.isIgnored($0, isDirectory: $1) })
+            var watchOptions = FolderWatchOptions(isIgnored: { [libraries = engine.libraries] in
+                rules.isIgnored($0, isDirectory: $1) || libraries.isExcluded($0)
+            })
             hooks.configure(&watchOptions)
             watcher = try FolderWatcher(root: root.path, options: watchOptions)
             hooks.started(watcher)
@@ -229,7 +233,7 @@ extension FolderMirror {
     /// - Throws: ``SyncError`` from the scan, ``SyncError/Kind/syncTimedOut`` when the watcher did not
     ///   process the cookie within an hour (it may be busy with the initial scan of a large tree).
     public func sync() async throws(SyncError) {
-        if watching.withLock({ $0 }) > 0 {
+        if syncUsesCookie {
             try await Self.requestSync(library: library, root: root, timeout: .seconds(3600))
         } else {
             try await scan()

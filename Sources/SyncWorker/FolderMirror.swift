@@ -60,6 +60,8 @@ public final class FolderMirror: Sendable {
     let engine: MirrorEngine
     /// How many ``watch(progress:onEvent:)`` loops run (``sync()`` uses cookies while one does).
     let watching = Mutex(0)
+    /// This mirror's hold on the library's mirror writer lock, shared by its overlapping passes.
+    let writer = WriterLease()
 
     /// Prepares a mirror of `root` into `library`. Nothing is read or written until a pass runs.
     ///
@@ -98,13 +100,19 @@ public final class FolderMirror: Sendable {
     /// ``ScanSummary/interrupted``, and nothing was deleted.
     ///
     /// - Returns: what the pass did; files it skipped and why.
-    /// - Throws: ``SyncError`` — the root is missing, unreadable or looks unmounted, the pass would delete
-    ///   too much, or the library failed. Nothing is deleted in the refused cases; batches committed before
-    ///   an error stay committed (and are consistent).
+    /// The pass first compares the library with the mirror's records of this root and repairs what
+    /// disagrees (see "Self-healing" above; counted in ``ScanSummary/repaired``).
+    ///
+    /// - Throws: ``SyncError`` — another mirror writer holds the library
+    ///   (``SyncError/Kind/mirrorWriterBusy(holder:)``, nothing read or written), the root is missing,
+    ///   unreadable or looks unmounted, the pass would delete too much, or the library failed. Nothing is
+    ///   deleted in the refused cases; batches committed before an error stay committed (and are consistent).
     /// - Complexity: O(*n*) stats for *n* files plus reading the new and changed files; an unchanged tree
-    ///   reads no file.
+    ///   reads no file. The consistency check is three aggregate queries, run while the tree is walked.
     @discardableResult
     public func scan(progress: (@Sendable (ScanProgress) -> Void)? = nil) async throws(SyncError) -> ScanSummary {
-        try await engine.scan(progress: progress, onBatch: nil)
+        try await beginWriting(mode: "scan")
+        defer { endWriting() }
+        return try await engine.scan(progress: progress, onBatch: nil)
     }
 }

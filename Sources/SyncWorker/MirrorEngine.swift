@@ -42,6 +42,10 @@ actor MirrorEngine {
     private var loggedProblems: Set<String> = []
     /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
     private var livePhotos = LivePhotoPairing()
+    /// The photosync libraries the walks leave out (the mirror's own one included).
+    let libraries: LibraryExclusion
+    /// Libraries found in the tree and logged (each once).
+    private var loggedLibraries: Set<String> = []
     var lastToken: ChangeToken?
 
     init(library: PhotoLibrary, root: String, options: FolderMirrorOptions) {
@@ -50,6 +54,7 @@ actor MirrorEngine {
         self.rootName = URL(fileURLWithPath: root).lastPathComponent
         self.options = options
         self.ignore = IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules)
+        self.libraries = LibraryExclusion(root: root, library: library.url)
     }
 
     // MARK: State
@@ -71,23 +76,24 @@ actor MirrorEngine {
         }
     }
 
-    /// A model loaded on a thread of its own while the disk walk runs: a new process's first scan reads the
-    /// library and walks the tree at once (two cores), instead of one after the other.
-    private final class ModelLoad: Sendable {
-        private let outcome = Mutex<Result<MirrorModel, SyncError>?>(nil)
+    /// A read of the library on a thread of its own while the disk walk runs: a new process's first scan
+    /// loads the model and walks the tree at once (two cores), instead of one after the other, and every full
+    /// scan checks the mirror's consistency meanwhile.
+    private final class BackgroundRead<Value: Sendable>: Sendable {
+        private let outcome = Mutex<Result<Value, SyncError>?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        init(library: PhotoLibrary, root: String) {
+        init(_ read: @escaping @Sendable () throws(SyncError) -> Value) {
             DispatchQueue.global().async { [self] in
-                let result = Result { () throws(SyncError) in try MirrorEngine.loadModel(library: library, root: root) }
+                let result = Result { () throws(SyncError) in try read() }
                 outcome.withLock { $0 = result }
                 done.signal()
             }
         }
 
-        /// Waits for the load to end and hands the model over (moved out, so that the engine's copy is the
-        /// only one and its first change does not copy every table).
-        func wait() throws(SyncError) -> MirrorModel {
+        /// Waits for the read to end and hands the value over (moved out, so that for the model the engine's
+        /// copy is the only one and its first change does not copy every table).
+        func wait() throws(SyncError) -> Value {
             done.wait()
             return try outcome.withLock { $0.take() }!.get()
         }
@@ -118,16 +124,27 @@ actor MirrorEngine {
         let start = Date()
         let clock = ContinuousClock.now
         let rootStamp = try checkRoot()
-        let loading = model == nil ? ModelLoad(library: library, root: root) : nil
-        var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
+        let (library, root) = (self.library, self.root)
+        let loading = model == nil ? BackgroundRead { () throws(SyncError) in try Self.loadModel(library: library, root: root) } : nil
+        let checking = BackgroundRead { () throws(SyncError) in
+            do throws(PhotoLibraryError) { return try library.mirrorConsistency(rootPath: root) } catch { throw .library(error) }
+        }
+        var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules), libraries: libraries)
         var snapshot = DiskSnapshot()
         snapshot.files.reserveCapacity((model?.count ?? 0) + 1024)
         walker.walk("", into: &snapshot)
         if let loading { model = try loading.wait() }
         ignore = walker.ignore
+        note(libraries: snapshot.libraries)
+        let consistency = try checking.wait()
+        let repaired = consistency.isConsistent ? 0 : try repair(consistency, onBatch: onBatch)
         let filesFound = snapshot.files.count
         var summary = try reconcile(
             scope: [""], snapshot: &snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
+        if repaired > 0 {
+            summary.repaired = repaired
+            summary.batches += 1
+        }
         summary.duration = (ContinuousClock.now - clock).seconds
         // Only a complete pass counts as the last scan.
         if summary.interrupted { return summary }
@@ -140,6 +157,52 @@ actor MirrorEngine {
         return summary
     }
 
+    /// Logs the libraries the walk left out, each once.
+    private func note(libraries: [String]) {
+        for path in libraries where loggedLibraries.insert(path).inserted {
+            logger.info("left out \(path.isEmpty ? root : root + "/" + path): a photosync library, not a folder of photos")
+        }
+    }
+
+    // MARK: Self-healing
+
+    /// Repairs the root's records and assets (``MirrorRepair``) and reloads the model from the library.
+    ///
+    /// - Returns: the number of files repaired.
+    private func repair(
+        _ consistency: MirrorConsistency, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
+    ) throws(SyncError) -> Int {
+        let repair: MirrorRepair
+        do throws(PhotoLibraryError) {
+            var records: [MirroredFile] = []
+            if let record = try library.fetchMirrorRoot(path: root) { records = try library.fetchMirrorState(root: record).files }
+            repair = MirrorRepair.plan(records: records, references: try library.fetchFileReferences(rootPath: root))
+        } catch {
+            throw .library(error)
+        }
+        guard !repair.isEmpty else { return 0 }
+        logger.warning("""
+            the library disagrees with the mirror of \(root) (\(consistency.files) records, \(consistency.filesWithTheirAsset) \
+            naming their file's asset, \(consistency.referencingAssets) assets): repairing \(repair.repairedPaths) files \
+            (\(repair.merges.reduce(0) { $0 + $1.merged.count }) duplicate assets merged into the oldest)
+            """)
+        model = nil
+        livePhotos = LivePhotoPairing()
+        do {
+            try repair.apply(to: library, root: root, author: options.author)
+        } catch let error as PhotoLibraryError {
+            throw .library(error)
+        } catch {
+            throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
+        }
+        model = try Self.loadModel(library: library, root: root)
+        var counts = ScanSummary()
+        counts.repaired = repair.repairedPaths
+        lastToken = try? library.currentChangeToken
+        onBatch?(counts, lastToken)
+        return repair.repairedPaths
+    }
+
     // MARK: Partial passes (the watcher)
 
     /// Reconciles a set of paths (files or directories, present or gone) against the mirror.
@@ -147,12 +210,13 @@ actor MirrorEngine {
     /// - Returns: the pass's summary and the paths to retry (still being written).
     func reconcile(paths: Set<String>, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) -> (ScanSummary, [String]) {
         let rootStamp = try checkRoot()
-        // Only the outermost paths: a directory's walk covers what is inside it.
-        let sorted = paths.sorted()
+        // Only the outermost paths: a directory's walk covers what is inside it. A path in a library is its
+        // library's directory: the walk leaves it out, and what was mirrored from there goes.
+        let sorted = Set(paths.map { libraries.enclosingLibrary(of: $0) ?? $0 }).sorted()
         var scope: [String] = []
         for path in sorted where !scope.contains(where: { FileSystem.isWithin(path, $0) }) { scope.append(path) }
         var snapshot = DiskSnapshot()
-        var walker = DiskWalker(root: root, ignore: ignore)
+        var walker = DiskWalker(root: root, ignore: ignore, libraries: libraries)
         for path in scope {
             guard let (stamp, mode) = FileSystem.stamp(path.isEmpty ? root : root + "/" + path) else { continue }
             if ancestorIgnored(path, isDirectory: mode == S_IFDIR, walker.ignore) { continue }

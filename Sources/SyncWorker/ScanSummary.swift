@@ -57,6 +57,12 @@ public struct ScanSummary: Sendable, Codable, Hashable {
     public var deleted = 0
     /// Files found as recorded: the stat cache matched, or the content hash did.
     public var unchanged = 0
+    /// Files whose assets or mirror record the pass repaired before mirroring, because the library disagreed
+    /// with the mirror's records (left so by two writers racing, or by a crash of an older photosync): several
+    /// assets for one file merged into the oldest, an asset of a file that no record named adopted, a record
+    /// naming an asset that is gone or references another file dropped. See ``FolderMirror``'s
+    /// "Self-healing".
+    public var repaired = 0
     /// Files read and hashed (new, changed, or with a stat that no longer matched).
     public var filesHashed = 0
     /// The bytes of the files hashed.
@@ -82,6 +88,7 @@ public struct ScanSummary: Sendable, Codable, Hashable {
         moved += other.moved
         deleted += other.deleted
         unchanged += other.unchanged
+        repaired += other.repaired
         filesHashed += other.filesHashed
         bytesHashed += other.bytesHashed
         batches += other.batches
