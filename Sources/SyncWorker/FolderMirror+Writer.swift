@@ -9,6 +9,8 @@ final class WriterLease: Sendable {
     private struct State {
         var passes = 0
         var lock: MirrorWriterLock?
+        /// Attempts that found another holder (for tests that wait for a pass to be waiting).
+        var refusals = 0
     }
 
     private let state = Mutex(State())
@@ -38,6 +40,7 @@ final class WriterLease: Sendable {
                     state.passes = 1
                     return .none
                 case .held(let holder):
+                    state.refusals += 1
                     return .some(holder)
                 }
             }
@@ -49,6 +52,9 @@ final class WriterLease: Sendable {
             pause = min(pause * 2, .milliseconds(100))
         }
     }
+
+    /// How many attempts found another holder so far.
+    var refusals: Int { state.withLock { $0.refusals } }
 
     /// Leaves the lease; the last pass to leave releases the lock.
     func leave() {

@@ -17,12 +17,15 @@ struct Batch {
     var restamps: [MirroredFile] = []
     var moves: [(from: MirroredFile, to: MirroredFile)] = []
     var deletes: [MirroredFile] = []
+    /// Records naming an asset that already references the file (written by a repair, ``MirrorRepair``): the
+    /// asset is placed in its directory's album like a moved one.
+    var adoptions: [MirroredFile] = []
     var cookies: [String] = []
     var scanRecord: (start: Date, end: Date, summary: String?)?
     var rootDevice: UInt64?
     var counts = ScanSummary()
 
-    var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count }
+    var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count + adoptions.count }
     var isEmpty: Bool { fileCount == 0 && cookies.isEmpty && scanRecord == nil && rootDevice == nil }
 }
 
@@ -196,10 +199,17 @@ actor MirrorEngine {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
         model = try Self.loadModel(library: library, root: root)
-        var counts = ScanSummary()
-        counts.repaired = repair.repairedPaths
-        lastToken = try? library.currentChangeToken
-        onBatch?(counts, lastToken)
+        // The records naming their file's asset anew, through the ordinary commit: the asset lands in its
+        // directory's album (made if needed), out of other directories' albums.
+        var adopting = Batch()
+        adopting.adoptions = repair.records
+        adopting.counts.repaired = repair.repairedPaths
+        if adopting.adoptions.isEmpty {
+            lastToken = try? library.currentChangeToken
+            onBatch?(adopting.counts, lastToken)
+        } else {
+            try commit(adopting, onBatch: onBatch)
+        }
         return repair.repairedPaths
     }
 
@@ -487,6 +497,7 @@ actor MirrorEngine {
         for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
         for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
         for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
+        for file in batch.adoptions { if let id = file.assetIdentifier { identifiers.insert(id) } }
         var assets: [String: Asset] = [:]
         if !identifiers.isEmpty {
             let fetched = try library.fetchAssets(
@@ -501,6 +512,11 @@ actor MirrorEngine {
             guard let id = from.assetIdentifier, let asset = assets[id],
                 directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
             else { continue }
+            memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
+                .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
+        }
+        for file in batch.adoptions {
+            guard let id = file.assetIdentifier, let asset = assets[id] else { continue }
             memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
                 .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
         }
@@ -520,6 +536,10 @@ actor MirrorEngine {
             touch(to.relativePath)
         }
         for file in batch.restamps { model.set(file) }
+        for file in batch.adoptions {
+            model.set(file)
+            touch(file.relativePath)
+        }
         for (new, old) in batch.updates {
             model.set(MirroredFile(relativePath: new.path, stamp: new.stamp, contentHash: new.hash, assetIdentifier: old.assetIdentifier))
         }
@@ -582,6 +602,10 @@ actor MirrorEngine {
                 let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
                 tree.move(id, fromAlbum: oldAlbum, memberOf: memberships[id], to: FileSystem.parent(of: to.relativePath))
             }
+            for file in batch.adoptions {
+                guard let id = file.assetIdentifier, assets[id] != nil else { continue }
+                tree.move(id, fromAlbum: nil, memberOf: memberships[id] ?? [], to: FileSystem.parent(of: file.relativePath))
+            }
             live.applyAssetChanges()
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
             if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
@@ -596,7 +620,7 @@ actor MirrorEngine {
             for (_, to) in batch.moves {
                 mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
             }
-            for file in batch.restamps {
+            for file in batch.restamps + batch.adoptions {
                 mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
             }
             for (new, old) in batch.updates {

@@ -22,8 +22,10 @@ import PhotoLibrary
 /// its content reappears at a new path — by the pass's ordinary rules, mass-deletion safety included. So
 /// the repair itself never deletes a photo: only duplicates of one.
 ///
-/// Everything commits in one transaction by the mirror's author, journaled like any change (merged assets
-/// deleted, the oldest updated when a property or album changed).
+/// The merges and dropped records commit in one transaction by the mirror's author, journaled like any
+/// change (merged assets deleted, the oldest updated when a property or album changed); the records naming
+/// their asset anew then commit like a pass's moves (``Batch/adoptions``), so each asset is also in its
+/// directory's album, made if needed, and in no other directory's.
 struct MirrorRepair {
     /// Assets merged into the oldest of one file.
     struct Merge {
@@ -32,7 +34,7 @@ struct MirrorRepair {
     }
 
     var merges: [Merge] = []
-    /// Records to write (each names the asset it should).
+    /// Records to write (each names the asset it should), through the engine's commit.
     var records: [MirroredFile] = []
     /// Paths whose record goes.
     var dropped: [String] = []
@@ -84,10 +86,11 @@ struct MirrorRepair {
         return repair
     }
 
-    /// Commits the repair in one transaction.
+    /// Commits the merges and the dropped records in one transaction (``records`` are the engine's to commit).
     ///
     /// - Throws: ``PhotoLibraryError`` from the library.
     func apply(to library: PhotoLibrary, root: String, author: String) throws {
+        guard !merges.isEmpty || !dropped.isEmpty else { return }
         let all = FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)
         var assets: [String: Asset] = [:]
         let identifiers = merges.flatMap { [$0.keep] + $0.merged }
@@ -107,7 +110,6 @@ struct MirrorRepair {
                 }
             }
         }
-        let records = self.records
         let dropped = self.dropped
         let merges = self.merges
         try library.performChangesAndWait(author: author) {
@@ -129,11 +131,6 @@ struct MirrorRepair {
             if !merged.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: merged) }
             let mirror = MirrorChangeRequest(rootPath: root)
             for path in dropped { mirror.removeFile(path) }
-            for record in records {
-                mirror.setFile(
-                    record.relativePath, stamp: record.stamp, contentHash: record.contentHash,
-                    asset: record.assetIdentifier.map(ObjectReference.init))
-            }
         }
     }
 }
