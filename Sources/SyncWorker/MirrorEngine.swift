@@ -38,6 +38,10 @@ actor MirrorEngine {
     let options: FolderMirrorOptions
     var logger: Logger { options.logger }
     private var model: MirrorModel?
+    /// The library's change token when ``model`` was last known to equal the library's records: a full scan
+    /// that finds another token (someone else committed since: an app deleting assets, or a writer that does
+    /// not take the mirror writer lock) reads the records again rather than trusting its memory.
+    private var modelToken: ChangeToken?
     private(set) var ignore: IgnoreRules
     /// Files found not to be media, by stamp: not probed again while unchanged.
     private var notMedia: [String: FileStamp] = [:]
@@ -65,12 +69,18 @@ actor MirrorEngine {
     private func loadedModel() throws(SyncError) -> MirrorModel {
         if let model { return model }
         let loaded = try Self.loadModel(library: library, root: root)
-        model = loaded
-        return loaded
+        (modelToken, model) = (loaded.token, loaded.model)
+        return loaded.model
     }
 
-    /// The model of `root` as the library records it (empty when the root is not recorded yet).
-    private static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> MirrorModel {
+    /// The model of `root` as the library records it (empty when the root is not recorded yet), with the
+    /// library's change token read before it (so that a commit made meanwhile only makes it look stale).
+    private static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel) {
+        let token = try? library.currentChangeToken
+        return (token, try loadRecords(library: library, root: root))
+    }
+
+    private static func loadRecords(library: PhotoLibrary, root: String) throws(SyncError) -> MirrorModel {
         do {
             guard let record = try library.fetchMirrorRoot(path: root) else { return MirrorModel() }
             return try MirrorModel.load(from: library, root: record)
@@ -128,6 +138,10 @@ actor MirrorEngine {
         let clock = ContinuousClock.now
         let rootStamp = try checkRoot()
         let (library, root) = (self.library, self.root)
+        if model != nil, let current = try? library.currentChangeToken, current != modelToken {
+            logger.debug("the library changed since the mirror's records were read: reading them again")
+            model = nil
+        }
         let loading = model == nil ? BackgroundRead { () throws(SyncError) in try Self.loadModel(library: library, root: root) } : nil
         let checking = BackgroundRead { () throws(SyncError) in
             do throws(PhotoLibraryError) { return try library.mirrorConsistency(rootPath: root) } catch { throw .library(error) }
@@ -136,7 +150,7 @@ actor MirrorEngine {
         var snapshot = DiskSnapshot()
         snapshot.files.reserveCapacity((model?.count ?? 0) + 1024)
         walker.walk("", into: &snapshot)
-        if let loading { model = try loading.wait() }
+        if let loading { (modelToken, model) = try loading.wait() }
         ignore = walker.ignore
         note(libraries: snapshot.libraries)
         let consistency = try checking.wait()
@@ -192,23 +206,24 @@ actor MirrorEngine {
         model = nil
         livePhotos = LivePhotoPairing()
         do {
-            try repair.apply(to: library, root: root, author: options.author)
+            try repair.apply(to: library, author: options.author)
         } catch let error as PhotoLibraryError {
             throw .library(error)
         } catch {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
-        model = try Self.loadModel(library: library, root: root)
-        // The records naming their file's asset anew, through the ordinary commit: the asset lands in its
-        // directory's album (made if needed), out of other directories' albums.
-        var adopting = Batch()
-        adopting.adoptions = repair.records
-        adopting.counts.repaired = repair.repairedPaths
-        if adopting.adoptions.isEmpty {
+        (modelToken, model) = try Self.loadModel(library: library, root: root)
+        // The records, through the ordinary commit: an asset adopted lands in its directory's album (made if
+        // needed) and leaves other directories'; a directory left without records loses its album.
+        var records = Batch()
+        records.adoptions = repair.records
+        records.deletes = repair.dropped
+        records.counts.repaired = repair.repairedPaths
+        if records.fileCount == 0 {
             lastToken = try? library.currentChangeToken
-            onBatch?(adopting.counts, lastToken)
+            onBatch?(records.counts, lastToken)
         } else {
-            try commit(adopting, onBatch: onBatch)
+            try commit(records, onBatch: onBatch)
         }
         return repair.repairedPaths
     }
@@ -471,6 +486,7 @@ actor MirrorEngine {
         guard !batch.isEmpty else { return }
         var model = try loadedModel()
         self.model = nil  // Reloaded from the library if this commit fails.
+        let before = batch.fileCount > 0 ? try? library.currentChangeToken : nil
         do {
             try apply(batch, to: &model)
         } catch let error as SyncError {
@@ -487,6 +503,8 @@ actor MirrorEngine {
         if batch.fileCount > 0 {
             let token = try? library.currentChangeToken
             lastToken = token
+            // The model follows this commit; a commit of someone else's before it leaves it stale.
+            if before != nil && before == modelToken { modelToken = token }
             onBatch?(batch.counts, token)
         }
     }
@@ -526,8 +544,12 @@ actor MirrorEngine {
             var directory = FileSystem.parent(of: path)
             while dirty.insert(directory).inserted && !directory.isEmpty { directory = FileSystem.parent(of: directory) }
         }
-        for file in batch.deletes { model.remove(file.relativePath); touch(file.relativePath) }
-        for (from, _) in batch.moves {
+        // A record gone from its path (deleted, or moved away) is forgotten only while the path still holds it:
+        // a file moved over it earlier in the pass (`mv a.jpg b.jpg`: b.jpg's old record vanished, then
+        // deleted) has its own record there by now.
+        let forgotten = Set((batch.deletes + batch.moves.map(\.from)).filter { model[path: $0.relativePath] == $0 }.map(\.relativePath))
+        for file in batch.deletes where forgotten.contains(file.relativePath) { model.remove(file.relativePath); touch(file.relativePath) }
+        for (from, _) in batch.moves where forgotten.contains(from.relativePath) {
             model.remove(from.relativePath)
             touch(from.relativePath)
         }
@@ -615,8 +637,7 @@ actor MirrorEngine {
             }
 
             // Mirror state: removals first (a path may be both the source of one move and the target of another).
-            for file in batch.deletes { mirror.removeFile(file.relativePath) }
-            for (from, _) in batch.moves { mirror.removeFile(from.relativePath) }
+            for path in forgotten { mirror.removeFile(path) }
             for (_, to) in batch.moves {
                 mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
             }

@@ -22,10 +22,12 @@ import PhotoLibrary
 /// its content reappears at a new path — by the pass's ordinary rules, mass-deletion safety included. So
 /// the repair itself never deletes a photo: only duplicates of one.
 ///
-/// The merges and dropped records commit in one transaction by the mirror's author, journaled like any
-/// change (merged assets deleted, the oldest updated when a property or album changed); the records naming
-/// their asset anew then commit like a pass's moves (``Batch/adoptions``), so each asset is also in its
-/// directory's album, made if needed, and in no other directory's.
+/// The merges commit in one transaction by the mirror's author, journaled like any change (merged assets
+/// deleted, the oldest updated when a property or album changed). The records then commit through the
+/// engine's ordinary commit, as one batch: those naming their asset anew like a pass's moves
+/// (``Batch/adoptions``), so that each asset is in its directory's album, made if needed, and in no other
+/// directory's; the dropped ones like deletions of files without an asset, so that a directory left with
+/// no record loses its album and folder.
 struct MirrorRepair {
     /// Assets merged into the oldest of one file.
     struct Merge {
@@ -36,8 +38,8 @@ struct MirrorRepair {
     var merges: [Merge] = []
     /// Records to write (each names the asset it should), through the engine's commit.
     var records: [MirroredFile] = []
-    /// Paths whose record goes.
-    var dropped: [String] = []
+    /// Records that go (naming no asset: dropping them deletes none).
+    var dropped: [MirroredFile] = []
     /// Paths whose assets or record change.
     var repairedPaths = 0
 
@@ -64,7 +66,10 @@ struct MirrorRepair {
             let record = recordAt[path]
             guard let assets = byPath[path], let keep = assets.first else {
                 // No asset references this file: whatever the record names is gone or elsewhere.
-                repair.dropped.append(path)
+                if var record {
+                    record.assetIdentifier = nil
+                    repair.dropped.append(record)
+                }
                 repair.repairedPaths += 1
                 continue
             }
@@ -86,11 +91,11 @@ struct MirrorRepair {
         return repair
     }
 
-    /// Commits the merges and the dropped records in one transaction (``records`` are the engine's to commit).
+    /// Commits the merges in one transaction (the records are the engine's to commit).
     ///
     /// - Throws: ``PhotoLibraryError`` from the library.
-    func apply(to library: PhotoLibrary, root: String, author: String) throws {
-        guard !merges.isEmpty || !dropped.isEmpty else { return }
+    func apply(to library: PhotoLibrary, author: String) throws {
+        guard !merges.isEmpty else { return }
         let all = FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)
         var assets: [String: Asset] = [:]
         let identifiers = merges.flatMap { [$0.keep] + $0.merged }
@@ -110,7 +115,6 @@ struct MirrorRepair {
                 }
             }
         }
-        let dropped = self.dropped
         let merges = self.merges
         try library.performChangesAndWait(author: author) {
             for merge in merges {
@@ -129,8 +133,6 @@ struct MirrorRepair {
             }
             let merged = merges.flatMap(\.merged).filter { assets[$0] != nil }
             if !merged.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: merged) }
-            let mirror = MirrorChangeRequest(rootPath: root)
-            for path in dropped { mirror.removeFile(path) }
         }
     }
 }

@@ -255,4 +255,28 @@ struct ScanTests {
         #expect(skipped["dangling.jpg"] == "symbolic link (not followed)")
         #expect(skipped["fifo.jpg"] == "not a regular file")
     }
+
+    @Test("A file moved over a mirrored one keeps its record at the new path, also along a chain of moves: the next pass reads nothing and inserts nothing", arguments: [false, true])
+    func moveOverAMirroredFile(chain: Bool) async throws {
+        let box = try Sandbox()
+        box.write("keep.jpg", Media.jpeg(0))
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("D/b.jpg", Media.jpeg(2))
+        let mirror = try box.mirror { $0.allowMassDeletion = true }
+        try await mirror.scan()
+        let before = try box.assetsByPath()
+        if chain { box.move("D/b.jpg", "D/c.jpg") }  // b moves on, then a takes its old place
+        box.move("a.jpg", "D/b.jpg")
+        let summary = try await mirror.scan()
+        #expect(summary.moved == (chain ? 2 : 1) && summary.deleted == (chain ? 0 : 1))
+        var expected = ["keep.jpg": Media.jpeg(0), "D/b.jpg": Media.jpeg(1)]
+        if chain { expected["D/c.jpg"] = Media.jpeg(2) }
+        try box.expectMirrors(expected)
+        #expect(try box.assetsByPath()["D/b.jpg"]?.localIdentifier == before["a.jpg"]?.localIdentifier)
+        #expect(try Set(box.mirrorRecords.files.map(\.relativePath)) == Set(expected.keys))
+        // A new process's pass agrees: nothing read, nothing to repair, nothing new.
+        let again = try await box.mirror().scan()
+        #expect(again.filesHashed == 0 && again.repaired == 0 && again.inserted == 0)
+        #expect(try box.assets().count == expected.count)
+    }
 }
