@@ -225,7 +225,41 @@ actor MirrorEngine {
         } else {
             try commit(records, onBatch: onBatch)
         }
+        _ = try repairCollections()
         return repair.repairedPaths
+    }
+
+    /// Puts the repaired files' assets in their directories' albums (``MirrorPlacement``) and deletes the
+    /// albums and folders a racing writer left beside the recorded ones (``MirrorOrphans``), in one commit.
+    ///
+    /// - Returns: the number of albums and folders changed or deleted.
+    private func repairCollections() throws(SyncError) -> Int {
+        guard let model else { return 0 }
+        do {
+            let albums = try library.fetchMirroredCollections(
+                albumIdentifiers: model.directories.values.compactMap(\.albumIdentifier), folderIdentifiers: []).albums
+            let placement = try MirrorPlacement.plan(library: library, files: model, directories: model.directories, albums: albums)
+            let orphans = try MirrorOrphans.find(
+                library: library, root: root, rootName: rootName, directories: Array(model.directories.values))
+            guard !placement.isEmpty || orphans.count > 0 else { return 0 }
+            let changed = Set(placement.additions.keys).union(placement.removals.keys).count
+            logger.warning("""
+                repairing the albums of \(root): \(changed) albums with missing or misplaced photos, \(orphans.count) albums \
+                and folders left beside the mirror's own by another writer deleted
+                """)
+            let before = try? library.currentChangeToken
+            try library.performChangesAndWait(author: options.author) {
+                placement.apply(albums: albums)
+                if !orphans.albums.isEmpty { AssetCollectionChangeRequest.deleteAssetCollections(orphans.albums) }
+                if !orphans.folders.isEmpty { CollectionListChangeRequest.deleteCollectionLists(orphans.folders) }
+            }
+            if before != nil && before == modelToken { modelToken = try? library.currentChangeToken }
+            return changed + orphans.count
+        } catch let error as PhotoLibraryError {
+            throw .library(error)
+        } catch {
+            throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
+        }
     }
 
     // MARK: Partial passes (the watcher)
@@ -523,13 +557,24 @@ actor MirrorEngine {
             for asset in fetched { assets[asset.localIdentifier] = asset }
         }
         let directoriesBefore = model.directories
-        // Moved assets whose old directory has no album any more (renamed away earlier in this pass): the
-        // albums they are in now, from the library.
+        // Moved assets whose old directory has no album any more (renamed away earlier in this pass), and
+        // assets moved to another directory than their own (not a renamed one): the albums they are in now,
+        // from the library — a user may have taken one out of its directory's album, or put it in another's.
         var memberships: [String: Set<String>] = [:]
-        for (from, _) in batch.moves {
-            guard let id = from.assetIdentifier, let asset = assets[id],
-                directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
-            else { continue }
+        var sameDirectory: [String: Bool] = [:]
+        for (from, to) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
+            let (source, target) = (FileSystem.parent(of: from.relativePath), FileSystem.parent(of: to.relativePath))
+            if let entry = directoriesBefore[source], entry.albumIdentifier != nil {
+                let key = source + "\u{0}" + target
+                let renamed = sameDirectory[key] ?? {
+                    guard source != target else { return true }
+                    guard let (stamp, _) = FileSystem.stamp(target.isEmpty ? self.root : self.root + "/" + target) else { return false }
+                    return stamp.device == entry.device && stamp.inode == entry.inode
+                }()
+                sameDirectory[key] = renamed
+                if renamed { continue }
+            }
             memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
                 .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
         }

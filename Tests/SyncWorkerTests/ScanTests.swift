@@ -279,4 +279,28 @@ struct ScanTests {
         #expect(again.filesHashed == 0 && again.repaired == 0 && again.inserted == 0)
         #expect(try box.assets().count == expected.count)
     }
+
+    @Test("A photo the user took out of its directory's album, or put in another directory's, moves there with its file: the pass goes on", arguments: [false, true])
+    func moveAfterTheUserChangedAlbums(putInTarget: Bool) async throws {
+        let box = try Sandbox()
+        box.write("A/x.jpg", Media.jpeg(1))
+        box.write("A/keep.jpg", Media.jpeg(2))
+        box.write("B/y.jpg", Media.jpeg(3))
+        let mirror = try box.mirror()
+        try await mirror.scan()
+        let x = try #require(try box.assetsByPath()["A/x.jpg"])
+        let albums = Dictionary(uniqueKeysWithValues: try box.library.fetchAssetCollections(with: .album).map { ($0.localizedTitle ?? "", $0) })
+        try box.library.performChangesAndWait(author: "app") {
+            if putInTarget {
+                AssetCollectionChangeRequest(for: albums["B"]!).addAssets([x])
+            } else {
+                AssetCollectionChangeRequest(for: albums["A"]!).removeAssets([x])
+            }
+        }
+        box.move("A/x.jpg", "B/x.jpg")
+        let summary = try await mirror.scan()
+        #expect(summary.moved == 1)
+        #expect(try box.albumTree() == ["album A: keep.jpg", "album B: y.jpg x.jpg"])
+        #expect(try box.assetsByPath()["B/x.jpg"]?.localIdentifier == x.localIdentifier)
+    }
 }

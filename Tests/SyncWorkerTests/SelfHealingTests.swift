@@ -33,6 +33,58 @@ extension Sandbox {
         return id
     }
 
+    /// What a writer whose model did not know the file's directory (nor, with `newFolders`, its parents up to
+    /// the root's subdirectory, when they hold no file of their own) commits: a copy of every file of the
+    /// directory, in a new album titled like it, within new folders titled like its parents, and the records
+    /// of the files and directories overwritten to name those. The recorded collections are left beside.
+    ///
+    /// - Returns: the copy of the file at `path` (empty when its directory holds subdirectories: not done).
+    @discardableResult
+    func insertAsStaleWriterWithNewCollections(_ path: String, newFolders: Bool = false) throws -> String {
+        let state = try mirrorRecords
+        let directories = Dictionary(state.directories.map { ($0.relativePath, $0) }, uniquingKeysWith: { a, _ in a })
+        let directory = FileSystem.parent(of: path)
+        guard directories[directory]?.folderIdentifier == nil else { return "" }  // a leaf directory only
+        let files = state.files.filter { FileSystem.parent(of: $0.relativePath) == directory }
+        var chain = [directory]
+        while newFolders, let last = chain.last, !FileSystem.parent(of: last).isEmpty,
+            directories[FileSystem.parent(of: last)]?.albumIdentifier == nil
+        {
+            chain.append(FileSystem.parent(of: last))
+        }
+        chain.reverse()  // top first
+        let top = FileSystem.parent(of: chain[0])
+        let container = try directories[top]?.folderIdentifier.flatMap {
+            try library.fetchMirroredCollections(albumIdentifiers: [], folderIdentifiers: [$0]).folders[$0]
+        }
+        var copies: [String: String] = [:]
+        try library.performChangesAndWait(author: "photosync") {
+            let mirror = MirrorChangeRequest(rootPath: root.path)
+            var parent: CollectionListChangeRequest? = container.map { CollectionListChangeRequest(for: $0) }
+            for folderPath in chain.dropLast() {
+                let folder = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: FileSystem.name(of: folderPath))
+                parent?.addChildCollections([folder.placeholderForCreatedCollectionList!])
+                let old = directories[folderPath]
+                mirror.setDirectory(folderPath, device: old?.device, inode: old?.inode, album: nil, folder: folder.placeholderForCreatedCollectionList)
+                parent = folder
+            }
+            let title = directory.isEmpty ? root.lastPathComponent : FileSystem.name(of: directory)
+            let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+            parent?.addChildCollections([album.placeholderForCreatedAssetCollection!])
+            for record in files {
+                let request = AssetChangeRequest.creationRequestForAsset(
+                    fromFileAt: root.appending(path: record.relativePath),
+                    options: AssetCreationOptions(storage: .referenced, contentHash: record.contentHash, fileSize: record.stamp.size))
+                album.addAssets([request.placeholderForCreatedAsset!])
+                mirror.setFile(record.relativePath, stamp: record.stamp, contentHash: record.contentHash, asset: request.placeholderForCreatedAsset)
+                copies[record.relativePath] = request.placeholderForCreatedAsset!.localIdentifier
+            }
+            let old = directories[directory]
+            mirror.setDirectory(directory, device: old?.device, inode: old?.inode, album: album.placeholderForCreatedAssetCollection, folder: nil)
+        }
+        return copies[path] ?? ""
+    }
+
     /// Forgets a path's record, leaving its asset unnamed (what a writer's removal of a record another one
     /// had overwritten leaves).
     func dropRecord(_ path: String) throws {
@@ -108,6 +160,42 @@ struct SelfHealingTests {
         #expect(try box.library.currentChangeToken == after)
     }
 
+    @Test("Albums and folders a racing writer made for a new directory are merged into the recorded ones and deleted", arguments: [false, true])
+    func raceOnANewDirectory(nested: Bool) async throws {
+        let box = try Sandbox()
+        var folder = FolderModel()
+        func add(_ path: String, _ variant: Int) {
+            box.write(path, Media.jpeg(variant))
+            folder.files[path] = FolderModel.File(bytes: Media.jpeg(variant), identity: folder.newIdentity())
+        }
+        add("keep.jpg", 0)
+        let mirror = try box.mirror()
+        try await mirror.scan()
+        // Files arrive in a new directory; both writers see it as new.
+        let directory = nested ? "New/Sub" : "New"
+        add("\(directory)/x.jpg", 1)
+        add("\(directory)/y.jpg", 2)
+        try await mirror.scan()
+        let first = try box.assetsByPath().mapValues(\.localIdentifier)
+        let copy = try box.insertAsStaleWriterWithNewCollections("\(directory)/x.jpg", newFolders: nested)
+        #expect(!copy.isEmpty)
+        let titles = { () throws -> [String] in
+            var all = try box.library.fetchAssetCollections(with: .album).compactMap(\.localizedTitle)
+            all += try box.library.fetchTopLevelUserCollections().compactMap { if case .collectionList(let list) = $0 { list.localizedTitle } else { nil } }
+            return all.sorted()
+        }
+        #expect(try titles() == (nested ? ["New", "New", "Photos", "Sub", "Sub"] : ["New", "New", "Photos"]))
+
+        let summary = try await mirror.scan()
+        #expect(summary.repaired == 2)
+        try box.expectMirrors(folder.files.mapValues(\.bytes))
+        #expect(try box.assets().count == folder.files.count)
+        #expect(try box.assetsByPath().mapValues(\.localIdentifier) == first)
+        #expect(try titles() == (nested ? ["New", "Photos", "Sub"] : ["New", "Photos"]))
+        #expect(try box.normalisedTree() == folder.expectedTree(rootName: box.root.lastPathComponent))
+        #expect(try box.albumTree().joined(separator: "\n").contains("x.jpg y.jpg"))
+    }
+
     @Test("Merging keeps the oldest asset with what the user set on any copy: favourite if any was, hidden only if all were, every album")
     func mergeKeepsWhatTheUserSet() async throws {
         let box = try Sandbox()
@@ -168,7 +256,7 @@ struct SelfHealingTests {
         }
     }
 
-    @Test("Random damage between random file operations: a scan always brings the library back to the folder", arguments: [21, 22, 23, 24, 25, 26] as [UInt64])
+    @Test("Random damage between random file operations: a scan always brings the library back to the folder", arguments: [21, 22, 23, 24, 25, 26, 27, 28] as [UInt64])
     func randomDamage(seed: UInt64) async throws {
         let box = try Sandbox()
         var random = SplitMix64(seed: seed)
@@ -185,7 +273,9 @@ struct SelfHealingTests {
         func check(_ round: Int) throws {
             try box.expectMirrors(folder.files.mapValues(\.bytes))
             #expect(try box.assets().count == folder.files.count, "seed \(seed) round \(round)")
-            #expect(try box.normalisedTree() == folder.expectedTree(rootName: box.root.lastPathComponent), "seed \(seed) round \(round)")
+            // (Empty albums aside: an album a racing writer left whose photos were then deleted by the user is
+            // empty, and an empty album is never taken for an orphan — it may be the user's.)
+            #expect(try box.normalisedTree().filter { !$0.hasSuffix(": ") } == folder.expectedTree(rootName: box.root.lastPathComponent), "seed \(seed) round \(round)")
             #expect(try box.consistency.isConsistent, "seed \(seed) round \(round)")
             let byPath = try box.assetsByPath()
             let holder = Dictionary(folder.files.map { ($0.key, $0.value.identity) }, uniquingKeysWith: { a, _ in a })
@@ -215,7 +305,9 @@ struct SelfHealingTests {
             for _ in 0..<random.int(in: 1...4) where !recorded.isEmpty {
                 let path = recorded[random.int(in: 0...(recorded.count - 1))]
                 switch random.int(in: 0...3) {
-                case 0, 1:
+                case 0:
+                    try box.insertAsStaleWriterWithNewCollections(path, newFolders: random.chance(0.5))
+                case 1:
                     for _ in 0..<random.int(in: 1...2) { try box.insertAsStaleWriter(path) }
                 case 2:
                     try box.dropRecord(path)
