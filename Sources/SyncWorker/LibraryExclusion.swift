@@ -46,8 +46,12 @@ struct LibraryExclusion: Sendable {
         return nil
     }
 
-    /// The watcher's question: whether a path lies in a library (the path itself, or one of its ancestors).
+    /// The watcher's question: whether a path lies in a library (the path itself, or one of its ancestors) —
+    /// except the library's database itself: its arrival is what turns a mirrored folder into a library (a
+    /// library copied in, its database last), and the mirror must hear of it to let go of what it mirrored
+    /// there.
     func isExcluded(_ relative: String) -> Bool {
-        enclosingLibrary(of: relative) != nil
+        guard let library = enclosingLibrary(of: relative) else { return false }
+        return relative != FileSystem.join(library, PhotoLibrary.databaseFileName)
     }
 }
