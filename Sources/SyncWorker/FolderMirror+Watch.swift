@@ -89,8 +89,10 @@ extension FolderMirror {
     /// - Parameters:
     ///   - progress: the initial scan's progress.
     ///   - onEvent: what the mirror does as it goes (batches committed with their token, rescans, refusals).
-    /// - Throws: ``SyncError``: the root is missing, unreadable, looks unmounted or went away (nothing is
-    ///   deleted), the watch could not start, or the library failed. A refused mass deletion is reported
+    /// - Throws: ``SyncError``: another mirror writer holds the library
+    ///   (``SyncError/Kind/mirrorWriterBusy(holder:)``; held by this watch until it returns otherwise), the
+    ///   root is missing, unreadable, looks unmounted or went away (nothing is deleted), the watch could not
+    ///   start, or the library failed. A refused mass deletion is reported
     ///   through `onEvent` and the log, and watching goes on.
     public func watch(
         progress: (@Sendable (ScanProgress) -> Void)? = nil, onEvent: (@Sendable (MirrorEvent) -> Void)? = nil
@@ -227,7 +229,8 @@ extension FolderMirror {
 
     /// The barrier: returns once every change made to the folder before the call is in the library.
     ///
-    /// While ``watch(progress:onEvent:)`` runs in this process, a cookie file is written into the root and
+    /// While ``watch(progress:onEvent:)`` runs on this mirror — or the library's mirror writer is a watcher
+    /// of the same root elsewhere (the daemon, another mirror) — a cookie file is written into the root and
     /// the call waits until the watcher has committed everything before it; otherwise a full scan runs.
     ///
     /// - Throws: ``SyncError`` from the scan, ``SyncError/Kind/syncTimedOut`` when the watcher did not
