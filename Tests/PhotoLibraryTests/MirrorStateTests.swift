@@ -136,4 +136,40 @@ struct LibraryRecognitionTests {
         #expect(!PhotoLibrary.isLibraryDirectory(atPath: test.directory.url.path + "/missing"))
         #expect(!PhotoLibrary.isLibraryDirectory(atPath: path + "/Photos.sqlite"))
     }
+
+    @Test("Consistency figures: records naming their file's asset against the assets referencing files under the root, nested roots apart")
+    func consistency() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let root = test.directory.url.appending(path: "root").path
+        let files = ["a.jpg", "b.jpg", "inner/c.jpg", "rootless.jpg"].map { test.directory.file("root/\($0)", seed: 1, size: 64) }
+        let outside = test.directory.file("elsewhere/d.jpg", seed: 2, size: 64)
+        var ids: [String] = []
+        try library.performChangesAndWait(author: "tests") {
+            for file in files + [outside] {
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+                ids.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+            let mirror = MirrorChangeRequest(rootPath: root)
+            mirror.setFile("a.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[0]))
+            // A record naming another file's asset, and one naming none.
+            mirror.setFile("b.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[3]))
+            mirror.setFile("gone.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: nil)
+            // A root nested inside: its files are its own.
+            MirrorChangeRequest(rootPath: root + "/inner").setFile(
+                "c.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[2]))
+        }
+        let figures = try library.mirrorConsistency(rootPath: root)
+        #expect(figures == MirrorConsistency(files: 3, filesWithTheirAsset: 1, referencingAssets: 3))
+        #expect(!figures.isConsistent)
+        #expect(try library.fetchFileReferences(rootPath: root).map(\.relativePath) == ["a.jpg", "b.jpg", "rootless.jpg"])
+        #expect(try library.mirrorConsistency(rootPath: root + "/inner").isConsistent)
+        // Unrecorded: no records, and any asset under it disagrees.
+        #expect(try library.mirrorConsistency(rootPath: test.directory.url.appending(path: "elsewhere").path)
+            == MirrorConsistency(files: 0, filesWithTheirAsset: 0, referencingAssets: 1))
+    }
+}
+
+private struct ObjectRef: LibraryObject {
+    let localIdentifier: String
 }
