@@ -37,6 +37,16 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
+        .systemLibrary(
+            name: "CExpat",
+            pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
 
         // Layer 0: leaf modules with no knowledge of the library.
         .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
@@ -46,7 +56,7 @@ let package = Package(
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
-        .target(name: "MediaProbe", dependencies: ["CExif", "ContentHash"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["CExif", "CExpat", "CHeif", "ContentHash"], swiftSettings: strict),
         // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
         .target(name: "FolderWatch", swiftSettings: strict),
 
@@ -78,6 +88,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Layer 3: the JSON shapes the command line (and the HTTP API) speak: Codable, one type per shape.
+        .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -85,6 +98,8 @@ let package = Package(
                 "PhotoLibrary",
                 "MediaProbe",
                 "SyncWorker",
+                "PhotosyncWire",
+                "FetchPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,7 +118,7 @@ let package = Package(
 
         .testTarget(
             name: "PhotosyncCommandTests",
-            dependencies: ["photosync", "PhotosyncCommand", "PhotoLibrary", "SeededRandom"],
+            dependencies: ["photosync", "PhotosyncCommand", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "SchemaEmbedder", "SeededRandom"],
             exclude: ["Golden"],
             swiftSettings: strict
         ),
@@ -125,7 +140,15 @@ let package = Package(
         .testTarget(
             name: "MediaProbeTests",
             dependencies: ["MediaProbe", "SeededRandom"],
+            exclude: ["ProbeDriver"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        // A driver for callgrind measurements of the probe (not shipped): see its main.swift.
+        .executableTarget(
+            name: "ProbeDriver",
+            dependencies: ["MediaProbe"],
+            path: "Tests/MediaProbeTests/ProbeDriver",
             swiftSettings: strict
         ),
         // FolderWatch tests: real temporary folders, real inotify.

@@ -167,7 +167,6 @@ extension FolderMirror {
             }
             if rootGone {
                 let reason = "the folder \(root.path) was deleted, moved or unmounted; nothing was deleted from the library"
-                logger.error("\(reason)")
                 onEvent?(.rootUnavailable(reason: reason))
                 throw SyncError(.rootMissing, reason)
             }

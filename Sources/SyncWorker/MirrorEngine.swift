@@ -335,14 +335,12 @@ actor MirrorEngine {
                 let device = recordedDevice
                 let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
                 let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
-                logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
             if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
                 device != rootStamp.device
             {
                 let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
-                logger.error("\(message)")
                 throw SyncError(.rootEmptied, message)
             }
             // The plan takes the disk snapshot's files over (they become its list of files to hash).
@@ -475,7 +473,6 @@ actor MirrorEngine {
             let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
             if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
                 let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
-                logger.error("\(message)")
                 throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
             }
             progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
