@@ -34,11 +34,14 @@ final class DaemonProcess {
     var pid: Int32 { process.processIdentifier }
     var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Waits (at most a minute) until the daemon holds the library's mirror writer lock; its holder record.
+    /// Waits (at most two minutes: a loaded machine starts a debug binary slowly) until the daemon holds the
+    /// library's mirror writer lock; its holder record.
     func waitUntilWriting(_ box: Sandbox) async throws -> MirrorWriterLock.Holder {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline && process.isRunning {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning {
+            // Looked at once more after the deadline: a starved task may wake only then.
             if let holder = MirrorWriterLock.currentHolder(libraryURL: box.library.url), holder.pid == pid { return holder }
+            if ContinuousClock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("the daemon did not take the lock: \(logText)")
