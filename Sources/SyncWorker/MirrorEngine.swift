@@ -37,18 +37,18 @@ actor MirrorEngine {
     let rootName: String
     let options: FolderMirrorOptions
     var logger: Logger { options.logger }
-    private var model: MirrorModel?
+    var model: MirrorModel?
     /// The library's change token when ``model`` was last known to equal the library's records: a full scan
     /// that finds another token (someone else committed since: an app deleting assets, or a writer that does
     /// not take the mirror writer lock) reads the records again rather than trusting its memory.
-    private var modelToken: ChangeToken?
+    var modelToken: ChangeToken?
     private(set) var ignore: IgnoreRules
     /// Files found not to be media, by stamp: not probed again while unchanged.
     private var notMedia: [String: FileStamp] = [:]
     /// Files with metadata problems already logged (by path and hash), so each is logged once.
     private var loggedProblems: Set<String> = []
     /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
-    private var livePhotos = LivePhotoPairing()
+    var livePhotos = LivePhotoPairing()
     /// The photosync libraries the walks leave out (the mirror's own one included).
     let libraries: LibraryExclusion
     /// Libraries found in the tree and logged (each once).
@@ -75,7 +75,7 @@ actor MirrorEngine {
 
     /// The model of `root` as the library records it (empty when the root is not recorded yet), with the
     /// library's change token read before it (so that a commit made meanwhile only makes it look stale).
-    private static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel) {
+    static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel) {
         let token = try? library.currentChangeToken
         return (token, try loadRecords(library: library, root: root))
     }
@@ -178,87 +178,6 @@ actor MirrorEngine {
     private func note(libraries: [String]) {
         for path in libraries where loggedLibraries.insert(path).inserted {
             logger.info("left out \(path.isEmpty ? root : root + "/" + path): a photosync library, not a folder of photos")
-        }
-    }
-
-    // MARK: Self-healing
-
-    /// Repairs the root's records and assets (``MirrorRepair``) and reloads the model from the library.
-    ///
-    /// - Returns: the number of files repaired.
-    private func repair(
-        _ consistency: MirrorConsistency, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
-    ) throws(SyncError) -> Int {
-        let repair: MirrorRepair
-        do throws(PhotoLibraryError) {
-            var records: [MirroredFile] = []
-            if let record = try library.fetchMirrorRoot(path: root) { records = try library.fetchMirrorState(root: record).files }
-            repair = MirrorRepair.plan(records: records, references: try library.fetchFileReferences(rootPath: root))
-        } catch {
-            throw .library(error)
-        }
-        guard !repair.isEmpty else { return 0 }
-        logger.warning("""
-            the library disagrees with the mirror of \(root) (\(consistency.files) records, \(consistency.filesWithTheirAsset) \
-            naming their file's asset, \(consistency.referencingAssets) assets): repairing \(repair.repairedPaths) files \
-            (\(repair.merges.reduce(0) { $0 + $1.merged.count }) duplicate assets merged into the oldest)
-            """)
-        model = nil
-        livePhotos = LivePhotoPairing()
-        do {
-            try repair.apply(to: library, author: options.author)
-        } catch let error as PhotoLibraryError {
-            throw .library(error)
-        } catch {
-            throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
-        }
-        (modelToken, model) = try Self.loadModel(library: library, root: root)
-        // The records, through the ordinary commit: an asset adopted lands in its directory's album (made if
-        // needed) and leaves other directories'; a directory left without records loses its album.
-        var records = Batch()
-        records.adoptions = repair.records
-        records.deletes = repair.dropped
-        records.counts.repaired = repair.repairedPaths
-        if records.fileCount == 0 {
-            lastToken = try? library.currentChangeToken
-            onBatch?(records.counts, lastToken)
-        } else {
-            try commit(records, onBatch: onBatch)
-        }
-        _ = try repairCollections()
-        return repair.repairedPaths
-    }
-
-    /// Puts the repaired files' assets in their directories' albums (``MirrorPlacement``) and deletes the
-    /// albums and folders a racing writer left beside the recorded ones (``MirrorOrphans``), in one commit.
-    ///
-    /// - Returns: the number of albums and folders changed or deleted.
-    private func repairCollections() throws(SyncError) -> Int {
-        guard let model else { return 0 }
-        do {
-            let albums = try library.fetchMirroredCollections(
-                albumIdentifiers: model.directories.values.compactMap(\.albumIdentifier), folderIdentifiers: []).albums
-            let placement = try MirrorPlacement.plan(library: library, files: model, directories: model.directories, albums: albums)
-            let orphans = try MirrorOrphans.find(
-                library: library, root: root, rootName: rootName, directories: Array(model.directories.values))
-            guard !placement.isEmpty || orphans.count > 0 else { return 0 }
-            let changed = Set(placement.additions.keys).union(placement.removals.keys).count
-            logger.warning("""
-                repairing the albums of \(root): \(changed) albums with missing or misplaced photos, \(orphans.count) albums \
-                and folders left beside the mirror's own by another writer deleted
-                """)
-            let before = try? library.currentChangeToken
-            try library.performChangesAndWait(author: options.author) {
-                placement.apply(albums: albums)
-                if !orphans.albums.isEmpty { AssetCollectionChangeRequest.deleteAssetCollections(orphans.albums) }
-                if !orphans.folders.isEmpty { CollectionListChangeRequest.deleteCollectionLists(orphans.folders) }
-            }
-            if before != nil && before == modelToken { modelToken = try? library.currentChangeToken }
-            return changed + orphans.count
-        } catch let error as PhotoLibraryError {
-            throw .library(error)
-        } catch {
-            throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
     }
 
