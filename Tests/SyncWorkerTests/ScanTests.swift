@@ -303,4 +303,15 @@ struct ScanTests {
         #expect(try box.albumTree() == ["album A: keep.jpg", "album B: y.jpg x.jpg"])
         #expect(try box.assetsByPath()["B/x.jpg"]?.localIdentifier == x.localIdentifier)
     }
+
+    @Test("A scan summary recorded by an older photosync, without the newer counts, still decodes (missing counts are zero)")
+    func olderSummaryDecodes() throws {
+        let old = #"{"inserted":3,"updated":0,"moved":1,"deleted":0,"unchanged":5,"filesHashed":3,"bytesHashed":900,"batches":2,"skipped":[],"metadataProblems":{},"duration":0.5,"interrupted":false}"#
+        let summary = try JSONDecoder().decode(ScanSummary.self, from: Data(old.utf8))
+        #expect(summary.inserted == 3 && summary.moved == 1 && summary.repaired == 0 && summary.bytesHashed == 900)
+        var current = ScanSummary()
+        current.repaired = 2
+        current.skipped = [SkippedFile(path: "a", reason: "b")]
+        #expect(try JSONDecoder().decode(ScanSummary.self, from: JSONEncoder().encode(current)) == current)
+    }
 }
