@@ -33,7 +33,8 @@ extension MirrorEngine {
         } catch {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
-        (modelToken, model) = try Self.loadModel(library: library, root: root)
+        let reloaded = try Self.loadModel(library: library, root: root)
+        (modelToken, model) = (reloaded.token, reloaded.model)
         // The records, through the ordinary commit: an asset adopted lands in its directory's album (made if
         // needed) and leaves other directories'; a directory left without records loses its album.
         var records = Batch()

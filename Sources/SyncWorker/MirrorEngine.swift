@@ -75,15 +75,14 @@ actor MirrorEngine {
 
     /// The model of `root` as the library records it (empty when the root is not recorded yet), with the
     /// library's change token read before it (so that a commit made meanwhile only makes it look stale).
-    static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel) {
+    /// - Returns: also how many records name an asset that references the record's own file.
+    static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel, matching: Int) {
         let token = try? library.currentChangeToken
-        return (token, try loadRecords(library: library, root: root))
-    }
-
-    private static func loadRecords(library: PhotoLibrary, root: String) throws(SyncError) -> MirrorModel {
+        var matching = 0
         do {
-            guard let record = try library.fetchMirrorRoot(path: root) else { return MirrorModel() }
-            return try MirrorModel.load(from: library, root: record)
+            guard let record = try library.fetchMirrorRoot(path: root) else { return (token, MirrorModel(), 0) }
+            let model = try MirrorModel.load(from: library, root: record, matching: &matching)
+            return (token, model, matching)
         } catch {
             throw .library(error)
         }
@@ -142,18 +141,30 @@ actor MirrorEngine {
             logger.debug("the library changed since the mirror's records were read: reading them again")
             model = nil
         }
-        let loading = model == nil ? BackgroundRead { () throws(SyncError) in try Self.loadModel(library: library, root: root) } : nil
-        let checking = BackgroundRead { () throws(SyncError) in
+        // On the second core while the tree is walked: the consistency check, or the model when it is not in
+        // memory, counting the records that name their file's asset as it reads them (the check's costly part).
+        let loading = model == nil ? BackgroundRead { () throws(SyncError) in
+            let loaded = try Self.loadModel(library: library, root: root)
+            let assets: Int
+            do throws(PhotoLibraryError) { assets = try library.countFileReferences(rootPath: root) } catch { throw .library(error) }
+            return (loaded.token, loaded.model, MirrorConsistency(
+                files: loaded.model.count, filesWithTheirAsset: loaded.matching, referencingAssets: assets))
+        } : nil
+        let checking = loading != nil ? nil : BackgroundRead { () throws(SyncError) in
             do throws(PhotoLibraryError) { return try library.mirrorConsistency(rootPath: root) } catch { throw .library(error) }
         }
         var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules), libraries: libraries)
         var snapshot = DiskSnapshot()
         snapshot.files.reserveCapacity((model?.count ?? 0) + 1024)
         walker.walk("", into: &snapshot)
-        if let loading { (modelToken, model) = try loading.wait() }
+        let consistency: MirrorConsistency
+        if let loading {
+            (modelToken, model, consistency) = try loading.wait()
+        } else {
+            consistency = try checking!.wait()
+        }
         ignore = walker.ignore
         note(libraries: snapshot.libraries)
-        let consistency = try checking.wait()
         let repaired = consistency.isConsistent ? 0 : try repair(consistency, onBatch: onBatch)
         let filesFound = snapshot.files.count
         var summary = try reconcile(

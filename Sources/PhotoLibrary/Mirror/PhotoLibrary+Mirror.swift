@@ -98,12 +98,14 @@ extension PhotoLibrary {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
             let statement = try db.makeStatement(sql: """
-                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier
+                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier,
+                    a.filePath = ? || f.relativePath
                 FROM mirror_file f LEFT JOIN asset a ON a.id = f.assetId
                 WHERE f.rootId = ? ORDER BY f.relativePath
                 """)
             // The cursor steps the statement; the columns of its current row are read through the C API.
-            let cursor = try Row.fetchCursor(statement, arguments: [root.rowID])
+            let prefix = current["path"] as String + "/"
+            let cursor = try Row.fetchCursor(statement, arguments: [prefix, root.rowID])
             let sqlite = statement.sqliteStatement
             func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
                 // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
@@ -120,7 +122,8 @@ extension PhotoLibrary {
                         size: sqlite3_column_int64(sqlite, 3), mtimeNs: sqlite3_column_int64(sqlite, 4),
                         ctimeNs: sqlite3_column_int64(sqlite, 5)),
                     contentHashUTF8: bytes(6),
-                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7))
+                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7),
+                    assetReferencesFile: sqlite3_column_int64(sqlite, 8) == 1)
                 body(row)
             }
             return (Self.mirrorRoot(current), try Self.mirroredDirectories(db, rootID: root.rowID))

@@ -19,6 +19,14 @@ public struct MirrorConsistency: Sendable, Hashable {
 
     /// Whether the records and the assets agree exactly.
     public var isConsistent: Bool { files == filesWithTheirAsset && filesWithTheirAsset == referencingAssets }
+
+    /// Makes the figures (a sync worker counting the records as it reads them:
+    /// ``MirroredFileRow/assetReferencesFile``, ``PhotoLibrary/countFileReferences(rootPath:)``).
+    public init(files: Int, filesWithTheirAsset: Int, referencingAssets: Int) {
+        self.files = files
+        self.filesWithTheirAsset = filesWithTheirAsset
+        self.referencingAssets = referencingAssets
+    }
 }
 
 /// An asset referencing a file under a mirrored root, as ``PhotoLibrary/fetchFileReferences(rootPath:)``
@@ -38,8 +46,8 @@ extension PhotoLibrary {
     ///
     /// - Parameter rootPath: the root's absolute path (standardized here).
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
-    /// - Complexity: three aggregate queries: over the root's records (one primary-key lookup of its asset
-    ///   each) and over the index of referenced paths; nothing is materialised.
+    /// - Complexity: two aggregate queries: one pass over the root's records (one index lookup of its asset
+    ///   each) and a count over the index of referenced paths; nothing is materialised.
     public func mirrorConsistency(rootPath: String) throws(PhotoLibraryError) -> MirrorConsistency {
         let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         return try read { db in
@@ -47,19 +55,37 @@ extension PhotoLibrary {
             var files = 0
             var matching = 0
             if let rootID {
-                files = try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [rootID]) ?? 0
-                matching = try Int.fetchOne(
+                // One pass over the root's records: each, and each whose asset references the record's file.
+                let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT count(*) FROM mirror_file f JOIN asset a ON a.id = f.assetId
-                        WHERE f.rootId = ? AND a.filePath = ? || f.relativePath
+                        SELECT count(*), count(a.id) FROM mirror_file f
+                        LEFT JOIN asset a ON a.id = f.assetId AND a.filePath = ? || f.relativePath
+                        WHERE f.rootId = ?
                         """,
-                    arguments: [rootID, Self.referencePrefix(root)]) ?? 0
+                    arguments: [Self.referencePrefix(root), rootID])
+                files = row?[0] ?? 0
+                matching = row?[1] ?? 0
             }
-            var assets = try Self.countReferences(db, under: root)
-            for nested in try Self.nestedRoots(db, in: root) { assets -= try Self.countReferences(db, under: nested) }
-            return MirrorConsistency(files: files, filesWithTheirAsset: matching, referencingAssets: assets)
+            return MirrorConsistency(files: files, filesWithTheirAsset: matching, referencingAssets: try Self.countAssets(db, of: root))
         }
+    }
+
+    /// How many assets the root has (see ``MirrorConsistency``): assets referencing a file under it, outside
+    /// the recorded roots nested in it.
+    ///
+    /// - Parameter rootPath: the root's absolute path (standardized here).
+    /// - Throws: ``PhotoLibraryError`` when the database can't be read.
+    /// - Complexity: a count over the index of referenced paths (per nested root, another).
+    public func countFileReferences(rootPath: String) throws(PhotoLibraryError) -> Int {
+        let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
+        return try read { db in try Self.countAssets(db, of: root) }
+    }
+
+    private static func countAssets(_ db: Database, of root: String) throws -> Int {
+        var assets = try countReferences(db, under: root)
+        for nested in try nestedRoots(db, in: root) { assets -= try countReferences(db, under: nested) }
+        return assets
     }
 
     /// The assets of a root (see ``MirrorConsistency``): every asset referencing a file under it, outside
