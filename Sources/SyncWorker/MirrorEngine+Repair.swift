@@ -39,7 +39,7 @@ extension MirrorEngine {
         // needed) and leaves other directories'; a directory left without records loses its album.
         var records = Batch()
         records.adoptions = repair.records
-        records.deletes = repair.dropped
+        records.forgets = repair.dropped.map(\.relativePath)
         records.counts.repaired = repair.repairedPaths
         if records.fileCount == 0 {
             lastToken = try? library.currentChangeToken

@@ -26,8 +26,8 @@ import PhotoLibrary
 /// deleted, the oldest updated when a property or album changed). The records then commit through the
 /// engine's ordinary commit, as one batch: those naming their asset anew like a pass's moves
 /// (``Batch/adoptions``), so that each asset is in its directory's album, made if needed, and in no other
-/// directory's; the dropped ones like deletions of files without an asset, so that a directory left with
-/// no record loses its album and folder.
+/// directory's; the dropped ones forgotten (``Batch/forgets``), so that a directory left with no record loses
+/// its album and folder.
 struct MirrorRepair {
     /// Assets merged into the oldest of one file.
     struct Merge {
@@ -38,7 +38,7 @@ struct MirrorRepair {
     var merges: [Merge] = []
     /// Records to write (each names the asset it should), through the engine's commit.
     var records: [MirroredFile] = []
-    /// Records that go (naming no asset: dropping them deletes none).
+    /// Records that go (as recorded; their assets are left alone).
     var dropped: [MirroredFile] = []
     /// Paths whose assets or record change.
     var repairedPaths = 0
@@ -66,10 +66,7 @@ struct MirrorRepair {
             let record = recordAt[path]
             guard let assets = byPath[path], let keep = assets.first else {
                 // No asset references this file: whatever the record names is gone or elsewhere.
-                if var record {
-                    record.assetIdentifier = nil
-                    repair.dropped.append(record)
-                }
+                if let record { repair.dropped.append(record) }
                 repair.repairedPaths += 1
                 continue
             }
