@@ -19,10 +19,12 @@ extension MirrorEngine {
             throw .library(error)
         }
         guard !repair.isEmpty else { return 0 }
+        let merged = repair.merges.reduce(0) { $0 + $1.merged.count }
         logger.warning("""
-            the library disagrees with the mirror of \(root) (\(consistency.files) records, \(consistency.filesWithTheirAsset) \
-            naming their file's asset, \(consistency.referencingAssets) assets): repairing \(repair.repairedPaths) files \
-            (\(repair.merges.reduce(0) { $0 + $1.merged.count }) duplicate assets merged into the oldest)
+            the library disagrees with the mirror of \(root) (\(counted(consistency.files, "record")), \
+            \(consistency.filesWithTheirAsset) naming their file's asset, \(counted(consistency.referencingAssets, "asset")) \
+            referencing its files): repairing \(counted(repair.repairedPaths, "file"))\
+            \(merged > 0 ? " (\(counted(merged, "duplicate asset")) merged into the oldest)" : "")
             """)
         model = nil
         livePhotos = LivePhotoPairing()
@@ -64,10 +66,12 @@ extension MirrorEngine {
                 library: library, root: root, rootName: rootName, directories: Array(model.directories.values))
             guard !placement.isEmpty || orphans.count > 0 else { return }
             let changed = Set(placement.additions.keys).union(placement.removals.keys).count
-            logger.warning("""
-                repairing the albums of \(root): \(changed) albums with missing or misplaced photos, \(orphans.count) albums \
-                and folders left beside the mirror's own by another writer deleted
-                """)
+            var repairs: [String] = []
+            if changed > 0 { repairs.append("\(counted(changed, "album")) with missing or misplaced photos put right") }
+            if orphans.count > 0 {
+                repairs.append("\(counted(orphans.count, "album or folder", "albums and folders")) left beside the mirror's own by another writer deleted")
+            }
+            logger.warning("repairing the albums of \(root): \(repairs.joined(separator: "; "))")
             let before = try? library.currentChangeToken
             try library.performChangesAndWait(author: options.author) {
                 placement.apply(albums: albums)
@@ -81,4 +85,9 @@ extension MirrorEngine {
             throw SyncError(.library(.database(code: -1, message: "\(error)")), "\(error)")
         }
     }
+}
+
+/// `1 file`, `2 files`: a count with its noun.
+private func counted(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
 }

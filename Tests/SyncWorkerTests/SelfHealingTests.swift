@@ -149,8 +149,8 @@ struct SelfHealingTests {
         // The journal: the duplicates and the ghost deleted, the two files new to the mirror inserted.
         let changes = Array(try box.library.fetchPersistentChanges(since: token, options: PersistentChangeFetchOptions(coalesced: true)))
         let details = try #require(changes.first).changeDetails(for: .asset)
-        #expect(details.deletedLocalIdentifiers == Set(duplicates + [first["gone.jpg"]!]))
-        #expect(details.insertedLocalIdentifiers == [now["d.jpg"]!, now["new.jpg"]!])
+        #expect(details.deletedLocalIdentifiers == Set(duplicates + [try #require(first["gone.jpg"])]))
+        #expect(details.insertedLocalIdentifiers == [try #require(now["d.jpg"]), try #require(now["new.jpg"])])
         #expect(changes.allSatisfy { $0.author == "photosync" })
 
         // Repaired: the next pass finds nothing to do, reads nothing and commits nothing.
