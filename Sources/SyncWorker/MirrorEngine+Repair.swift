@@ -53,17 +53,17 @@ extension MirrorEngine {
         return repair.repairedPaths
     }
 
-    /// Puts the repaired files' assets in their directories' albums (``MirrorPlacement``) and deletes the
-    /// albums and folders a racing writer left beside the recorded ones (``MirrorOrphans``), in one commit.
-    ///
+    /// Deletes the albums and folders a racing writer left beside the recorded ones (``MirrorOrphans``),
+    /// having put the assets they hold in their directories' albums (``MirrorPlacement``), in one commit.
     private func repairCollections() throws(SyncError) {
         guard let model else { return }
         do {
             let albums = try library.fetchMirroredCollections(
                 albumIdentifiers: model.directories.values.compactMap(\.albumIdentifier), folderIdentifiers: []).albums
-            let placement = try MirrorPlacement.plan(library: library, files: model, directories: model.directories, albums: albums)
             let orphans = try MirrorOrphans.find(
                 library: library, root: root, rootName: rootName, directories: Array(model.directories.values))
+            let placement = try MirrorPlacement.plan(
+                library: library, files: model, directories: model.directories, albums: albums, concerned: orphans.members)
             guard !placement.isEmpty || orphans.count > 0 else { return }
             let changed = Set(placement.additions.keys).union(placement.removals.keys).count
             var repairs: [String] = []

@@ -16,12 +16,15 @@ import PhotoLibrary
 /// - a folder: holds only orphans of *D* and of *D*'s subdirectories.
 ///
 /// Such a collection is indistinguishable from the mirror's own, which holds the same photos once
-/// ``MirrorPlacement`` has put every mirrored file's asset in its directory's recorded album: it is deleted
-/// with what it holds; the assets stay.
+/// ``MirrorPlacement`` has put the orphans' assets in their directories' recorded albums: it is deleted with
+/// what it holds; the assets stay.
 struct MirrorOrphans {
     /// Orphans at the top of their tree (deleting a folder deletes what it holds).
     var albums: [AssetCollection] = []
     var folders: [CollectionList] = []
+    /// The assets the orphans hold (in their albums, and in the albums of their folders): the only assets
+    /// whose album membership a repair restores (``MirrorPlacement``).
+    var members: Set<String> = []
 
     var count: Int { albums.count + folders.count }
 
@@ -66,9 +69,15 @@ struct MirrorOrphans {
             for child in children where !orphans.named.contains(child.localIdentifier) {
                 switch child {
                 case .assetCollection(let album) where album.localizedTitle == title && album.assetCollectionType == .album:
-                    if try orphans.members(ifOrphan: album, of: path, emptyAllowed: false) != nil { orphans.albums.append(album) }
+                    if let members = try orphans.members(ifOrphan: album, of: path, emptyAllowed: false) {
+                        orphans.albums.append(album)
+                        orphans.members.formUnion(members.map(\.localIdentifier))
+                    }
                 case .collectionList(let folder) where folder.localizedTitle == title && !path.isEmpty:
-                    if try orphans.isOrphan(folder, of: path) { orphans.folders.append(folder) }
+                    if let members = try orphans.members(ifOrphan: folder, of: path) {
+                        orphans.folders.append(folder)
+                        orphans.members.formUnion(members)
+                    }
                 default:
                     continue
                 }
@@ -90,22 +99,26 @@ struct MirrorOrphans {
         return inDirectory ? members : nil
     }
 
-    /// Whether a folder not named by any record holds only orphans of `directory` and its subdirectories.
-    private func isOrphan(_ folder: CollectionList, of directory: String) throws -> Bool {
+    /// The assets a folder not named by any record holds when it holds only orphans of `directory` and its
+    /// subdirectories, else nil.
+    private func members(ifOrphan folder: CollectionList, of directory: String) throws -> Set<String>? {
+        var all = Set<String>()
         for child in try library.fetchCollections(in: folder) {
-            guard !named.contains(child.localIdentifier) else { return false }
+            guard !named.contains(child.localIdentifier) else { return nil }
             switch child {
             case .assetCollection(let album):
-                guard album.assetCollectionType == .album, let title = album.localizedTitle else { return false }
+                guard album.assetCollectionType == .album, let title = album.localizedTitle else { return nil }
                 // An album of the directory itself, or of a subdirectory (whose own folder was not made).
                 let candidates = title == FileSystem.name(of: directory) ? [directory, FileSystem.join(directory, title)] : [FileSystem.join(directory, title)]
-                guard try candidates.contains(where: { try members(ifOrphan: album, of: $0, emptyAllowed: true) != nil }) else {
-                    return false
-                }
+                var found: [Asset]?
+                for candidate in candidates where found == nil { found = try members(ifOrphan: album, of: candidate, emptyAllowed: true) }
+                guard let found else { return nil }
+                all.formUnion(found.map(\.localIdentifier))
             case .collectionList(let list):
-                guard let title = list.localizedTitle, try isOrphan(list, of: FileSystem.join(directory, title)) else { return false }
+                guard let title = list.localizedTitle, let members = try members(ifOrphan: list, of: FileSystem.join(directory, title)) else { return nil }
+                all.formUnion(members)
             }
         }
-        return true
+        return all
     }
 }

@@ -1,11 +1,15 @@
 import Foundation
 import PhotoLibrary
 
-/// The album membership a repair restores: every mirrored file's asset is in the album its directory's record
-/// names, and in no other recorded directory's album. (Two racing writers each kept their own album for a new
-/// directory, and the record named the second one's, which lacks the files only the first writer added.)
+/// The album membership a repair restores for the assets of the albums and folders it deletes
+/// (``MirrorOrphans``): each is put in the album its directory's record names, and taken out of other
+/// recorded directories' albums. (Two racing writers each kept their own album for a new directory, and the
+/// record named the second one's, which lacks the files only the first writer added.)
 ///
-/// Assets of the user's own in a mirrored album stay, as do the mirror's assets in the user's albums.
+/// Every other asset keeps the albums it is in: a photo the user took out of its directory's album, or put
+/// in another's, stays so (the repaired files' own assets are placed by the commit of their records, like
+/// moved ones). Assets of the user's own in a mirrored album stay, as do the mirror's assets in the user's
+/// albums.
 struct MirrorPlacement {
     /// Assets to add to each recorded album, and to remove from it, by album identifier.
     var additions: [String: [String]] = [:]
@@ -13,26 +17,29 @@ struct MirrorPlacement {
 
     var isEmpty: Bool { additions.isEmpty && removals.isEmpty }
 
-    /// Compares the recorded albums' members with the recorded files.
+    /// Compares the recorded albums' members with the recorded files, for the assets `concerned`.
     ///
     /// - Parameters:
     ///   - files: the recorded files with their assets, by path (the model after the repair).
     ///   - directories: the recorded directories.
+    ///   - concerned: the assets to place (the orphans' members); no other asset is added or removed.
     /// - Throws: ``PhotoLibraryError`` when the library can't be read.
     /// - Complexity: one fetch of each recorded album's members: O(*n*) in the root's files.
     static func plan(
-        library: PhotoLibrary, files: some RecordedFiles, directories: [String: MirroredDirectory], albums: [String: AssetCollection]
+        library: PhotoLibrary, files: some RecordedFiles, directories: [String: MirroredDirectory], albums: [String: AssetCollection],
+        concerned: Set<String>
     ) throws -> MirrorPlacement {
+        var placement = MirrorPlacement()
+        guard !concerned.isEmpty else { return placement }
         var expected: [String: Set<String>] = [:]  // album → assets
         var albumOfAsset: [String: String] = [:]
         files.forEachFile { file in
-            guard let asset = file.assetIdentifier,
+            guard let asset = file.assetIdentifier, concerned.contains(asset),
                 let album = directories[FileSystem.parent(of: file.relativePath)]?.albumIdentifier
             else { return }
             expected[album, default: []].insert(asset)
             albumOfAsset[asset] = album
         }
-        var placement = MirrorPlacement()
         let options = FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)
         for (id, album) in albums {
             let members = Set(try library.fetchAssets(in: album, options: options).map(\.localIdentifier))
