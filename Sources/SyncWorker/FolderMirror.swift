@@ -69,8 +69,8 @@ import Synchronization
 /// while a watcher of the same root runs elsewhere is a barrier through that watcher, not a scan.
 ///
 /// ## Self-healing
-/// A full pass does not trust its own state. While it walks the tree it compares, in three aggregate
-/// queries, the root's records with the library's assets referencing files under the root
+/// A full pass does not trust its own state. While it walks the tree it compares, in two aggregate
+/// queries (a process's first pass counts while it reads the records instead), the root's records with the library's assets referencing files under the root
 /// (``PhotoLibrary/mirrorConsistency(rootPath:)``); when they disagree — left so by two writers racing
 /// before this rule, an app deleting mirrored assets, or a crash of an older photosync — it repairs first
 /// (``ScanSummary/repaired``, journaled like any change): several assets of one file are merged into the
@@ -79,11 +79,12 @@ import Synchronization
 /// adopted; a record naming an asset that is gone or references another file is dropped (the file is then
 /// new, unless an asset of it is adopted). Adopted assets are read again and follow the ordinary rules: one
 /// whose file is gone is deleted like any file gone (mass-deletion safety included) or moved when its
-/// content reappears. Then every mirrored file's asset is put in its directory's album and out of other
-/// directories', and the albums and folders a racing writer made beside the recorded ones are deleted (the
-/// rule: ``MirrorOrphans``). A pass also reads the records again when the library's change token moved
+/// content reappears. An adopted asset is put in its directory's album and out of other directories', as a
+/// moved one is; the albums and folders a racing writer made beside the recorded ones are deleted (the
+/// rule: ``MirrorOrphans``), their photos first put in their directories' albums. Every other photo keeps
+/// the albums it is in (a user's choices stay). A pass also reads the records again when the library's change token moved
 /// since it last committed (someone else changed the library). An unchanged, consistent tree costs a rescan
-/// nothing more than the three queries, run on another thread while the tree is walked.
+/// nothing more than the two queries, run on another thread while the tree is walked.
 ///
 /// ## Libraries in the tree
 /// A photosync library found in the tree — the mirror's own (`photosync --library
@@ -153,7 +154,7 @@ public final class FolderMirror: Sendable {
     ///   unreadable or looks unmounted, the pass would delete too much, or the library failed. Nothing is
     ///   deleted in the refused cases; batches committed before an error stay committed (and are consistent).
     /// - Complexity: O(*n*) stats for *n* files plus reading the new and changed files; an unchanged tree
-    ///   reads no file. The consistency check is three aggregate queries, run while the tree is walked.
+    ///   reads no file. The consistency check is two aggregate queries, run while the tree is walked.
     @discardableResult
     public func scan(progress: (@Sendable (ScanProgress) -> Void)? = nil) async throws(SyncError) -> ScanSummary {
         try await beginWriting(mode: "scan")
