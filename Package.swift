@@ -150,7 +150,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncWorkerTests",
-            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom"],
+            // photosync: the built daemon, run as a second mirror writer.
+            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "photosync"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

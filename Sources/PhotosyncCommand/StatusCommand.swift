@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoLibrary
 import PhotosyncWire
+import SyncWorker
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +31,7 @@ struct StatusCommand: AsyncParsableCommand {
             assets: try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).count,
             albums: try library.fetchAssetCollections(with: .album).count, moments: try library.fetchMoments().count,
             topLevelCollections: try library.fetchTopLevelUserCollections().count)
-        let watcher = DaemonLock.currentHolder(libraryURL: library.url).map {
+        let watcher = MirrorWriterLock.currentHolder(libraryURL: library.url).map {
             Wire.Watcher(pid: $0.pid, mode: $0.mode, root: $0.root, since: Wire.Timestamp($0.since, timeZone: timeZone))
         }
         return Wire.Status(

@@ -55,8 +55,6 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingFailures(options) { run in
             let (library, root) = try openLibraryAndFolder(run)
             try FolderArgument.checkNotNested(root, in: library)
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "watch")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.watch", options: options)
             var mirrorOptions = mirror.mirrorOptions(logger: logger)
             mirrorOptions.rescanInterval = rescanInterval > 0 ? .milliseconds(Int64(rescanInterval * 1000)) : nil
