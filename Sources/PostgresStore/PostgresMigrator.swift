@@ -39,11 +39,18 @@ public struct PostgresMigrator: Sendable {
                     version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL,
                     appliedAt TIMESTAMPTZ NOT NULL DEFAULT now())
                 """, logger: logger)
+            // postgres-nio speaks the extended protocol, one statement per query; a migration is a script.
+            // PL/pgSQL's EXECUTE runs a whole script, so a session-temporary function runs each migration.
+            try await connection.query(
+                """
+                CREATE OR REPLACE FUNCTION pg_temp.photosync_run_script(script TEXT) RETURNS void
+                LANGUAGE plpgsql AS $script$ BEGIN EXECUTE script; END $script$
+                """, logger: logger)
             let applied = try await appliedMigrations(connection)
             let pending = try Self.pending(applied: applied)
             for migration in pending {
                 logger.info("applying PostgreSQL migration \(migration.name)")
-                _ = try await connection.simpleQuery(migration.sql).get()
+                try await connection.query("SELECT pg_temp.photosync_run_script(\(migration.sql))", logger: logger)
                 try await connection.query(
                     "INSERT INTO photosync_schema_migration (version, name, checksum) VALUES (\(migration.version), \(migration.name), \(migration.checksum))",
                     logger: logger)

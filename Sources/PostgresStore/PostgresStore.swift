@@ -62,6 +62,7 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` with a connection from the pool (not in a transaction).
+    @discardableResult
     ///
     /// - Throws: what `body` throws, with postgres-nio's errors mapped to ``PostgresStoreError``.
     public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -78,6 +79,7 @@ public final class PostgresStore: Sendable {
     /// - Parameter isolation: `READ COMMITTED` (PostgreSQL's default) or a stricter level, e.g.
     ///   `"REPEATABLE READ READ ONLY"` for a consistent snapshot of several reads.
     /// - Throws: what `body` throws, with postgres-nio's errors mapped to ``PostgresStoreError``.
+    @discardableResult
     public func withTransaction<Result: Sendable>(
         isolation: String = "READ COMMITTED", _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A private PostgreSQL server for the tests of one process: `initdb` into a temporary directory, then
 /// `pg_ctl start` on a free loopback port, with its unix socket in the same directory.
@@ -203,31 +203,38 @@ public final class PostgresCluster: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Runs a command (as `user` through `runuser` when given) and returns its standard output.
+    /// Runs a command (as `user` through `runuser` when given) and returns its output (standard output and
+    /// error, through a file).
+    ///
+    /// `posix_spawn` and `waitpid`, not Foundation's `Process`: `pg_ctl start` leaves the server running,
+    /// and the server would inherit the descriptor `Process` watches for the end of its child — the wait
+    /// would last as long as the server.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], as user: String?) throws(PostgresClusterError) -> String {
-        let process = Process()
-        if let user {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", user, "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [executable] + arguments
+        let command = argv.joined(separator: " ")
+        let outputPath = NSTemporaryDirectory() + "photosync-postgres-command-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) }
+        cArguments.append(nil)
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw .commandFailed(command, output: "posix_spawn: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw .commandFailed(command, output: "waitpid: errno \(errno)") }
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .commandFailed(([executable] + arguments).joined(separator: " "), output: "\(error)")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw .commandFailed(([executable] + arguments).joined(separator: " "), output: text)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        guard exited && (status >> 8) & 0xff == 0 else {
+            throw .commandFailed(command, output: text + (exited ? "" : "\n(killed by signal \(status & 0x7f))"))
         }
         return text
     }
