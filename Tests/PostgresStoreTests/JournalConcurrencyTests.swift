@@ -55,16 +55,18 @@ struct JournalConcurrencyTests {
         }
     }
 
-    /// One writer: its own connection; each transaction writes something first (so its transaction id comes
-    /// before its sequence number), waits a random moment, appends, waits again while holding its number,
-    /// then commits or (one time in five) rolls back.
+    /// One writer: its own connection; each transaction writes a row of its own first (so its transaction
+    /// id comes before its sequence number), waits a random moment, appends, waits again while holding its
+    /// number, then commits or (one time in five) rolls back. Without serialised appends, another writer's
+    /// later number commits during that wait, and a reader that reads it skips this one.
     static func write(_ store: PostgresStore, ledger: Ledger, seed: UInt64) async throws {
         var rng = SplitMix64(seed: seed)
         let connection = try await store.makeConnection()
         defer { Task { try? await connection.close() } }
         for index in 0..<transactionsPerWriter {
             try await connection.run("BEGIN")
-            try await connection.run("INSERT INTO library (id, identity, createdAt, timeZoneIdentifier) VALUES (1, 'x', 0, 'UTC') ON CONFLICT (id) DO UPDATE SET createdAt = library.createdAt + 1")
+            // A row of its own (a shared row would serialise the writers by its lock).
+            try await connection.run("INSERT INTO mirror_root (path) VALUES (\("/writer/\(seed)/\(index)"))")
             try await Task.sleep(for: .microseconds(rng.int(in: 0...3_000)))
             let (sequence, _) = try await ChangeJournal.append(
                 author: "writer", date: Double(index),
