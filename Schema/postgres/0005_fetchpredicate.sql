@@ -23,7 +23,7 @@ CREATE TABLE fetchpredicate_fold_version (
 );
 
 -- fetchpredicate_fold(value, options): value folded under options (1 = [c], 2 = [d], 3 = [cd]).
-CREATE FUNCTION fetchpredicate_fold(value TEXT, options INTEGER) RETURNS TEXT
+CREATE FUNCTION fetchpredicate_fold(value TEXT, options BIGINT) RETURNS TEXT
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE AS $$
 DECLARE
     chars TEXT[]; folds TEXT[]; bases TEXT[]; nonbase BOOLEAN[]; classes SMALLINT[];
