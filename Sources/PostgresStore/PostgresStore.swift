@@ -32,7 +32,11 @@ public final class PostgresStore: Sendable {
     private init(configuration: PostgresConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        // The pool warns when a lease comes before `run()` has started; the lease waits for it, so at open,
+        // racing the runner task below, that warning is noise: the pool logs errors only.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: background)
         self.client = client
         self.runner = Task { await client.run() }
     }
