@@ -79,7 +79,7 @@ public final class PostgresCluster: Sendable {
             binaries.appendingPathComponent("psql").path,
             ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketDirectory.path, "-p", String(port), "-U", user,
              "-d", database, "-c", sql],
-            as: nil)
+            as: nil, in: directory)
     }
 
     // MARK: Starting
@@ -90,6 +90,9 @@ public final class PostgresCluster: Sendable {
         let directory = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("photosync-postgres-\(getpid())-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try prepare(directory, runAs: runAs)
+        // The watchdog first: whatever happens from here on, the server stops and the directory goes when
+        // this process ends.
+        try watchForExit(binaries, directory, runAs: runAs)
         try initdb(binaries, directory, runAs: runAs)
         var lastError: PostgresClusterError?
         // A free port can be taken by another process between probing and binding: try a few.
@@ -98,7 +101,6 @@ public final class PostgresCluster: Sendable {
             let cluster = PostgresCluster(port: port, directory: directory, binaries: binaries, runAs: runAs)
             do {
                 try cluster.startServer()
-                try cluster.watchForExit()
                 return cluster
             } catch {
                 lastError = error
@@ -146,7 +148,7 @@ public final class PostgresCluster: Sendable {
             ["-D", directory.appendingPathComponent("data").path, "-U", "photosync", "-E", "UTF8", "--locale=C",
              "--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile=\(directory.appendingPathComponent("password").path)",
              "--no-sync"],
-            as: runAs)
+            as: runAs, in: directory)
     }
 
     private func startServer() throws(PostgresClusterError) {
@@ -159,7 +161,7 @@ public final class PostgresCluster: Sendable {
                 binaries.appendingPathComponent("pg_ctl").path,
                 ["-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("server.log").path,
                  "-o", options, "-w", "-t", "60", "start"],
-                as: runAs)
+                as: runAs, in: directory)
         } catch {
             let log = (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
             throw .startFailed("pg_ctl start on port \(port) failed: \(error)\nserver log:\n\(log)")
@@ -167,7 +169,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Starts the watchdog: once this process is gone, it stops the server and removes the directory.
-    private func watchForExit() throws(PostgresClusterError) {
+    private static func watchForExit(_ binaries: URL, _ directory: URL, runAs: String?) throws(PostgresClusterError) {
         let stop = [runAs.map { "runuser -u \($0) -- " } ?? "", "'\(binaries.path)/pg_ctl' -D '\(directory.path)/data' -m immediate -w stop"]
             .joined()
         let script = "tail --pid=\(getpid()) -f /dev/null; \(stop) >/dev/null 2>&1; rm -rf '\(directory.path)'"
@@ -210,10 +212,13 @@ public final class PostgresCluster: Sendable {
     /// and the server would inherit the descriptor `Process` watches for the end of its child — the wait
     /// would last as long as the server.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], as user: String?) throws(PostgresClusterError) -> String {
+    static func run(_ executable: String, _ arguments: [String], as user: String?, in directory: URL) throws(PostgresClusterError)
+        -> String
+    {
         let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [executable] + arguments
         let command = argv.joined(separator: " ")
-        let outputPath = NSTemporaryDirectory() + "photosync-postgres-command-\(UUID().uuidString)"
+        // In the cluster's directory, which the watchdog removes even if this process is killed meanwhile.
+        let outputPath = directory.appendingPathComponent("command-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
