@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries (Debian packages), each behind its own C module.
@@ -88,6 +90,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, for reads that hand column bytes over without making strings.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedSchema"]
+        ),
+
+        // Layer 1: the PostgreSQL storage engine — connections, migrations (Schema/postgres/), the change journal.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "FetchPredicate",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict,
             plugins: ["EmbedSchema"]
@@ -160,7 +174,10 @@ let package = Package(
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FetchPredicateTests",
-            dependencies: ["FetchPredicate", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FetchPredicate", "SeededRandom", "PostgresStore", "PostgresTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -198,6 +215,16 @@ let package = Package(
             name: "LibraryWriter",
             dependencies: ["PhotoLibrary", "LibraryTestSupport"],
             path: "Tests/Support/LibraryWriter",
+            swiftSettings: strict
+        ),
+        // A private PostgreSQL cluster (initdb + pg_ctl) for the tests of one process.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "PostgresTestSupport", "SeededRandom",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
