@@ -21,11 +21,17 @@ struct WatchCommand: AsyncParsableCommand {
             change committed, with its path; --quiet keeps errors only). Without a folder, the one folder the \
             library already mirrors is watched.
 
+            After the scan, and after each batch that adds or changes files, the renditions of those assets \
+            (256 and 1440 pixels, or --prerender-sizes) are pre-rendered into the library's rendition cache by \
+            a `photosync thumbnails --background` child process: low priority, one render at a time, resumed \
+            where it was by the next daemon, stopped with the daemon. `photosync status` shows its progress.
+
             Example: photosync watch ~/Pictures
             """)
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var mirror: MirrorOptions
+    @OptionGroup var prerender: PrerenderOptions
 
     @Option(name: .customLong("rescan-interval"), help: ArgumentHelp(
         "Seconds between full rescans (0: none).", valueName: "seconds"))
@@ -57,18 +63,20 @@ struct WatchCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let watchLog = try WatchLog(library: library, logger: logger)
             let failure = Mutex<SyncError?>(nil)
+            let prerenderer = prerender.scheduler(library: library, logger: logger)
             logger.info("watching \(root.path) into \(library.url.path) (pid \(getpid()))")
             let service = MirrorService {
                 do throws(SyncError) {
-                    try await folderMirror.watch(progress: { reporter.report(.init($0)) }) { event in
+                    try await folderMirror.watch(progress: { reporter.report(.init($0)); prerenderer?.note($0) }) { event in
                         reporter.finish()  // A log line never lands on the bar.
                         watchLog.log(event)
+                        prerenderer?.note(event)
                     }
                 } catch {
                     failure.withLock { $0 = error }
                 }
             }
-            try await MirrorService.runUntilSignalled(service, logger: CommandLogging.lifecycleLogger(options: options))
+            try await MirrorService.runUntilSignalled(service.alongside(prerenderer), logger: CommandLogging.lifecycleLogger(options: options))
             reporter.finish()
             CommandLogging.reportLeftOutWarnings(logger)
             if let error = failure.withLock({ $0 }) { throw CommandFailure.from(error) }
