@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
+        .library(name: "PhotosyncServer", targets: ["PhotosyncServer"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -24,6 +25,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The HTTP API (PhotosyncServer) and its tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // System libraries (Debian packages), each behind its own C module.
@@ -91,6 +99,26 @@ let package = Package(
         // Layer 3: the JSON shapes the command line (and the HTTP API) speak: Codable, one type per shape.
         .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
 
+        // Layer 3: the HTTP API over a library (Hummingbird 2): the changes feed, queries, bytes and writes.
+        .target(
+            name: "PhotosyncServer",
+            dependencies: [
+                "PhotoLibrary",
+                "PhotosyncWire",
+                "SyncWorker",
+                "MediaProbe",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("openapi.json")],
+            swiftSettings: strict
+        ),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -99,6 +127,7 @@ let package = Package(
                 "MediaProbe",
                 "SyncWorker",
                 "PhotosyncWire",
+                "PhotosyncServer",
                 "FetchPredicate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +198,17 @@ let package = Package(
         .testTarget(
             name: "PhotoLibraryTests",
             dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom"],
+            swiftSettings: strict
+        ),
+        // The HTTP API against a live server on 127.0.0.1, with AsyncHTTPClient; other processes commit.
+        .testTarget(
+            name: "PhotosyncServerTests",
+            dependencies: [
+                "PhotosyncServer", "PhotosyncWire", "PhotoLibrary", "LibraryTestSupport", "LibraryWriter", "photosync",
+                "SeededRandom",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
     ],

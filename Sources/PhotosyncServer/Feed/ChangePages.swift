@@ -1,0 +1,116 @@
+import Foundation
+import NIOCore
+import PhotoLibrary
+import PhotosyncWire
+import Synchronization
+
+/// A question to the change history: the changes since a token, with the feed's options.
+struct ChangeQuery: Hashable, Sendable {
+    /// How the page is rendered.
+    enum Format: Hashable, Sendable {
+        /// One JSON object (``Wire/ChangesPage``): `GET /v1/changes`.
+        case json
+        /// Server-Sent Events, one per change (`GET /v1/changes/stream`).
+        case events
+    }
+
+    var since: ChangeToken
+    var limit: Int?
+    var coalesce: Bool
+    /// Sorted, so that equal sets make equal queries.
+    var excludedAuthors: [String]
+    var format: Format
+
+    init(since: ChangeToken, limit: Int?, coalesce: Bool, excludedAuthors: some Sequence<String>, format: Format) {
+        self.since = since
+        self.limit = limit
+        self.coalesce = coalesce
+        self.excludedAuthors = Set(excludedAuthors).sorted()
+        self.format = format
+    }
+
+    /// The same question from another token.
+    func from(_ token: ChangeToken) -> ChangeQuery {
+        var query = self
+        query.since = token
+        return query
+    }
+}
+
+/// A page of changes, read once and rendered once, shared by every request asking the same question.
+struct ChangePage: Sendable {
+    /// How many changes it holds.
+    let count: Int
+    /// The token to continue from: after the last change covered, changes left out for their author
+    /// included (so a filtering client keeps up with the head).
+    let end: ChangeToken
+    let hasMore: Bool
+    /// The rendered body: a JSON object, or events.
+    let body: ByteBuffer
+
+    var isEmpty: Bool { count == 0 }
+}
+
+/// The change pages of the current head, computed once per question (single flight) and shared.
+///
+/// When a commit wakes 10,000 long-polls that all wait from the same token, the first one to ask reads the
+/// history and renders the page; the others await that same computation and send the same bytes. Pages are
+/// kept until the head moves (``ChangeFeed/head``): a page computed at head *h* is what any request
+/// arriving before the next commit would compute.
+final class ChangePages: Sendable {
+    private struct Cache {
+        var head: Int64 = -1
+        var pages: [ChangeQuery: Task<Result<ChangePage, APIError>, Never>] = [:]
+    }
+
+    /// Cached questions at most; past that the cache starts over (a flood of distinct tokens).
+    static let capacity = 4096
+
+    private let library: PhotoLibrary
+    private let cache = Mutex(Cache())
+
+    init(library: PhotoLibrary) {
+        self.library = library
+    }
+
+    /// The page answering `query`, computed at head `head` or later.
+    ///
+    /// - Throws: ``APIError``: the token errors (410 expired with the oldest token, 400 invalid), 503 when
+    ///   the library can't be read.
+    func page(_ query: ChangeQuery, head: Int64) async throws(APIError) -> ChangePage {
+        let task = cache.withLock { cache -> Task<Result<ChangePage, APIError>, Never> in
+            if head > cache.head {
+                cache.pages.removeAll(keepingCapacity: true)
+                cache.head = head
+            }
+            if let task = cache.pages[query] { return task }
+            if cache.pages.count >= Self.capacity { cache.pages.removeAll(keepingCapacity: true) }
+            let library = self.library
+            let task = Task { () -> Result<ChangePage, APIError> in
+                do throws(APIError) { return .success(try Self.compute(query, library: library)) } catch { return .failure(error) }
+            }
+            cache.pages[query] = task
+            return task
+        }
+        return try await task.value.get()
+    }
+
+    /// Reads and renders one page.
+    static func compute(_ query: ChangeQuery, library: PhotoLibrary) throws(APIError) -> ChangePage {
+        do {
+            let result = try library.fetchPersistentChanges(
+                since: query.since,
+                options: PersistentChangeFetchOptions(
+                    limit: query.limit, excludedAuthors: Set(query.excludedAuthors), coalesced: query.coalesce))
+            let page = try Wire.ChangesPage(result, library: library)
+            let body: ByteBuffer
+            switch query.format {
+            case .json: body = JSONResponse.buffer(page)
+            case .events: body = EventStream.render(page, since: query.since)
+            }
+            return ChangePage(count: page.changes.count, end: result.endToken, hasMore: result.hasMore, body: body)
+        } catch {
+            throw APIError(error)
+        }
+    }
+}

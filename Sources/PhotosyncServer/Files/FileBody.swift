@@ -1,0 +1,53 @@
+import Hummingbird
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A response body read from an open file in chunks, on NIO's blocking-I/O thread pool (a read never blocks
+/// an event loop or the cooperative pool), so that memory stays at one chunk however large the file.
+enum FileBody {
+    static let chunkSize = 256 * 1024
+
+    /// The bytes `range` of `file`.
+    static func make(_ file: OpenFile, range: ClosedRange<Int64>) -> ResponseBody {
+        let length = Int(range.upperBound - range.lowerBound + 1)
+        return ResponseBody(contentLength: length) { writer in
+            var offset = range.lowerBound
+            while offset <= range.upperBound {
+                let count = Int(min(Int64(chunkSize), range.upperBound - offset + 1))
+                let start = offset
+                let chunk = try await NIOThreadPool.singleton.runIfActive { () throws -> ByteBuffer in
+                    try read(file, count: count, at: start)
+                }
+                try await writer.write(chunk)
+                offset += Int64(chunk.readableBytes)
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset` (a file that shrank meanwhile is an error: the response
+    /// already promised its length).
+    private static func read(_ file: OpenFile, count: Int, at offset: Int64) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        var done = 0
+        while done < count {
+            var result = 0
+            let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - done) { pointer in
+                result = pread(file.descriptor, pointer.baseAddress, count - done, off_t(offset) + off_t(done))
+                return max(result, 0)
+            }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { throw FileChanged() }
+            done += written
+        }
+        return buffer
+    }
+
+    /// The file ended before the length the response announced.
+    struct FileChanged: Error, CustomStringConvertible {
+        var description: String { "the file changed while it was being sent" }
+    }
+}

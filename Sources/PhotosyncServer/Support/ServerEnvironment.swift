@@ -1,0 +1,15 @@
+import Logging
+import PhotoLibrary
+
+/// What the routes share: the library, the change feed and its page cache, the files, the metrics.
+struct ServerEnvironment: Sendable {
+    let library: PhotoLibrary
+    let options: ServerOptions
+    let feed: ChangeFeed
+    let pages: ChangePages
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    var reads: LibraryReads { LibraryReads(library: library) }
+    var files: LibraryFiles { LibraryFiles(library: library) }
+}
