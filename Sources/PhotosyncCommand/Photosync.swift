@@ -23,7 +23,7 @@ public struct Photosync: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, ImportCommand.self, ScanCommand.self, WatchCommand.self, TokenCommand.self, ChangesCommand.self,
             AssetsCommand.self, AlbumsCommand.self, ShowCommand.self, DuplicatesCommand.self, HistoryCommand.self,
-            StatusCommand.self,
+            StatusCommand.self, ServeCommand.self,
         ]
     )
 
