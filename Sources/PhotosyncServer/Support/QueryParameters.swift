@@ -9,6 +9,7 @@ struct QueryParameters {
     init(_ request: Request, allowed: Set<String>) throws(APIError) {
         for (name, value) in request.uri.queryParameters {
             let name = String(name), value = String(value)
+            if name.isEmpty && value.isEmpty { continue }  // `a=1&&b=2`, a trailing `&`
             guard allowed.contains(name) else {
                 let known = allowed.isEmpty ? "this endpoint takes none" : "known: \(allowed.sorted().joined(separator: ", "))"
                 throw .invalidRequest("unknown query parameter \"\(name)\" (\(known))")
