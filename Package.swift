@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "PhotosyncServerTests",
             dependencies: [
-                "PhotosyncServer", "PhotosyncWire", "PhotoLibrary", "LibraryTestSupport", "LibraryWriter", "photosync",
+                "PhotosyncServer", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "LibraryTestSupport", "LibraryWriter", "photosync",
                 "SeededRandom",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
