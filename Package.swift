@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
+        .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
         .library(name: "PhotosyncServer", targets: ["PhotosyncServer"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
@@ -56,6 +57,23 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // libvips: its headers are in /usr/include/vips; pkg-config's "vips" entry would add -pthread, which SwiftPM
+        // drops with a warning on every build, so the flags come from GObject's entry and -lvips from CImagingGlue.
+        .systemLibrary(name: "CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(
+            name: "CAVCodec",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev"])]
+        ),
+        // Non-variadic C glue over libvips and FFmpeg for PhotoImaging (no codec of its own).
+        .target(
+            name: "CImagingGlue",
+            dependencies: ["CVips", "CAVCodec", "CExif"],
+            linkerSettings: [
+                .linkedLibrary("vips"), .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"),
+            ]
+        ),
 
         // Layer 0: leaf modules with no knowledge of the library.
         .target(name: "ContentHash", dependencies: ["CXXHash"], swiftSettings: strict),
@@ -94,6 +112,13 @@ let package = Package(
                 "FolderWatch",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+
+        // Layer 2: images of a library's assets — PhotoKit's image manager over libvips.
+        .target(
+            name: "PhotoImaging",
+            dependencies: ["PhotoLibrary", "CImagingGlue"],
             swiftSettings: strict
         ),
 
@@ -185,6 +210,13 @@ let package = Package(
         // FolderWatch tests: real temporary folders, real inotify.
         .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
+        .testTarget(
+            name: "PhotoImagingTests",
+            dependencies: ["PhotoImaging", "PhotoLibrary", "SeededRandom"],
+            exclude: ["make-fixtures.sh"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
         .target(
             name: "LibraryTestSupport",
             dependencies: ["PhotoLibrary", "SeededRandom"],

@@ -49,9 +49,12 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         do {
-            // A library at schema version 1: the journal's and the mirror state's migrations not applied yet.
+            // A library at schema version 1: the journal's, the mirror state's and the adjustments' migrations
+            // not applied yet.
             let library = try PhotoLibrary(url: url)
             try library.database.write { db in
+                try db.execute(sql: "DROP TABLE asset_adjustment; DROP INDEX asset_adjustedContentHash")
+                try db.execute(sql: "ALTER TABLE asset DROP COLUMN adjustedContentHash")
                 try db.execute(sql: "DROP TABLE change_record; DROP TABLE change_transaction; DROP TABLE change_journal")
                 try db.execute(sql: "DROP TABLE mirror_sync_cookie; DROP TABLE mirror_directory; DROP TABLE mirror_file; DROP TABLE mirror_root")
                 try db.execute(sql: "PRAGMA user_version = 1")

@@ -244,8 +244,10 @@ import Glibc
         scan.waitUntilExit()
         #expect(scan.terminationStatus == 0, "\(stderr)")
         let kept = try cli.run("assets", "--json").lines.count
+        // An interrupted pass keeps what it committed; the signal may land after the last batch of files (then
+        // every file is in and only the pass's end — deletions, the scan record — was cut short).
         if stderr.contains("interrupted") {
-            #expect(kept < 3000)
+            #expect(kept <= 3000)
             #expect(kept >= count)
         }
         // The next pass converges: every file once, nothing deleted.

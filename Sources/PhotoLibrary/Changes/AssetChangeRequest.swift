@@ -37,8 +37,8 @@ public struct AssetCreationOptions: Sendable {
 /// importer learns from a file can be set too, and ``replaceContent(withFileAt:options:)`` records an edit
 /// of the asset's bytes.
 public final class AssetChangeRequest {
-    private let session: ChangeSession?
-    private let rowID: Int64?
+    let session: ChangeSession?
+    let rowID: Int64?
 
     /// The placeholder of the asset a creation request creates; nil for other requests.
     public let placeholderForCreatedAsset: ObjectPlaceholder?

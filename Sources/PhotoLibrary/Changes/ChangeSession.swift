@@ -332,6 +332,11 @@ final class ChangeSession: @unchecked Sendable {
         {
             releasedOriginals.insert(hash)
         }
+        // A rendered edit is in the store too (Schema/0004_adjustments.sql).
+        if case .some(.some(let before)) = assetsBefore[id], let edit = before.adjustedContentHash {
+            releasedOriginals.insert(edit)
+        }
+        if let edit = pendingAssetRows[id]?.adjustedContentHash { releasedOriginals.insert(edit) }
         if let pending = pendingAssetRows.removeValue(forKey: id), pending.storage == AssetStorage.copied.rawValue,
             let hash = pending.contentHash
         {

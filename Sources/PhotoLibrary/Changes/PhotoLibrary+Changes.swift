@@ -168,7 +168,10 @@ extension PhotoLibrary {
         try? database.write { db in
             for hash in hashes {
                 let referenced = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ? AND storage = 0)", arguments: [hash]) ?? true
+                    db, sql: """
+                        SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ?1 AND storage = 0)
+                            OR EXISTS (SELECT 1 FROM asset WHERE adjustedContentHash = ?1)
+                        """, arguments: [hash]) ?? true
                 if !referenced { originalsStore.remove(hash: hash) }
             }
         }
@@ -183,7 +186,10 @@ extension PhotoLibrary {
     public func removeUnreferencedOriginals() throws(PhotoLibraryError) -> Int {
         do {
             return try database.write { db in
-                let referenced = Set(try String.fetchAll(db, sql: "SELECT DISTINCT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL"))
+                let referenced = Set(try String.fetchAll(db, sql: """
+                    SELECT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL
+                    UNION SELECT adjustedContentHash FROM asset WHERE adjustedContentHash IS NOT NULL
+                    """))
                 var removed = 0
                 let fileManager = FileManager.default
                 for prefix in (try? fileManager.contentsOfDirectory(atPath: originalsStore.directory.path)) ?? [] {
