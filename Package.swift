@@ -133,6 +133,7 @@ let package = Package(
                 "PhotosyncWire",
                 "SyncWorker",
                 "MediaProbe",
+                "PhotoImaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -3,6 +3,7 @@ public import Logging
 public import PhotoLibrary
 import Foundation
 import HummingbirdAuth
+import PhotoImaging
 
 /// Builds the HTTP API over `library`: the routes, the access rules, the change feed (a service of the
 /// application, running as long as it does).
@@ -28,7 +29,11 @@ public func buildApplication(
     let environment = ServerEnvironment(
         library: library, options: options, feed: feed, pages: ChangePages(library: library), metrics: metrics, logger: logger)
     removeStaleUploads(in: library.url.appending(path: ".uploads"))
-    let router = makeRouter(environment)
+    var images: ImageManager?
+    do { images = try ImageManager(library: library) } catch {
+        logger.error("thumbnails are unavailable: \(error)")
+    }
+    let router = makeRouter(environment, images: images)
     return Application(
         router: router,
         configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "photosync"),
@@ -38,7 +43,7 @@ public func buildApplication(
 }
 
 /// The routes, each in the group of the access it needs.
-func makeRouter(_ environment: ServerEnvironment) -> Router<APIRequestContext> {
+func makeRouter(_ environment: ServerEnvironment, images: ImageManager?) -> Router<APIRequestContext> {
     let router = Router(context: APIRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: environment.metrics))
     if !environment.options.corsOrigins.isEmpty { router.add(middleware: CORSPolicy(origins: environment.options.corsOrigins)) }
@@ -51,7 +56,9 @@ func makeRouter(_ environment: ServerEnvironment) -> Router<APIRequestContext> {
     ServiceController(environment: environment).addRoutes(public: open, reads: reads)
     ChangesController(environment: environment).addRoutes(to: reads)
     StateController(environment: environment).addRoutes(to: reads)
-    AssetsController(environment: environment).addRoutes(reads: reads, adds: adds, writes: writes)
+    let thumbnails = images.map { ThumbnailsController(environment: environment, images: $0) }
+    thumbnails?.addRoutes(to: reads)
+    AssetsController(environment: environment, thumbnails: thumbnails).addRoutes(reads: reads, adds: adds, writes: writes)
     AlbumsController(environment: environment).addRoutes(reads: reads, adds: adds, writes: writes)
     return router
 }

@@ -29,7 +29,7 @@ def media(content, content_type):
     base = (content_type or "").split(";")[0].strip().lower()
     if base in content:
         return content[base]
-    return content.get("*/*")
+    return content.get(base.split("/")[0] + "/*") or content.get("*/*")
 
 
 def events(body):

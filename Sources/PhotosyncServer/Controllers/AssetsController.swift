@@ -6,9 +6,11 @@ import PhotoLibrary
 import PhotosyncWire
 import SyncWorker
 
-/// `/v1/assets`: the query, one asset, its original, uploads, edits and deletions.
+/// `/v1/assets`: the query, one asset, its original and thumbnail, uploads, edits and deletions.
 struct AssetsController: Sendable {
     let environment: ServerEnvironment
+    /// nil when the image manager could not start.
+    let thumbnails: ThumbnailsController?
 
     func addRoutes(reads: RouterGroup<APIRequestContext>, adds: RouterGroup<APIRequestContext>, writes: RouterGroup<APIRequestContext>) {
         reads.get("v1/assets") { request, _ in try list(request) }
@@ -23,9 +25,13 @@ struct AssetsController: Sendable {
         JSONResponse.make(try AssetQuery(request).page(in: nil, reads: environment.reads))
     }
 
-    /// `GET /v1/assets/{id}` and `GET /v1/assets/{id}/original`.
+    /// `GET /v1/assets/{id}`, `GET /v1/assets/{id}/original` and `GET /v1/assets/{id}/thumbnail`.
     private func get(_ request: Request, _ context: APIRequestContext) async throws(APIError) -> Response {
-        let path = try ObjectPath(context, actions: ["original"])
+        let path = try ObjectPath(context, actions: ["original", "thumbnail"])
+        if path.action == "thumbnail" {
+            guard let thumbnails else { throw APIError(.serviceUnavailable, "unavailable", "thumbnails are unavailable: libvips did not start") }
+            return try thumbnails.redirect(request, asset: try environment.reads.asset(path.identifier))
+        }
         _ = try QueryParameters(request, allowed: [])
         let asset = try environment.reads.asset(path.identifier)
         if path.action == "original" {

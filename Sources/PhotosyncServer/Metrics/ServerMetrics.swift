@@ -18,6 +18,7 @@ import Synchronization
 /// | `photosync_scan_running`, `…_scan_files_found`, `…_scan_files_to_hash`, `…_scan_files_hashed`, `…_scan_bytes_hashed` | gauges | the daemon's current scan (`watch --serve`) |
 /// | `photosync_last_scan_duration_seconds{root}`, `photosync_last_scan_end_timestamp_seconds{root}` | gauges | each mirrored folder's last completed scan |
 /// | `photosync_watch_lag_seconds` | histogram | file changed on disk → committed, for files the daemon saw change while it watched |
+/// | `photosync_thumbnail_renders_total`, `photosync_thumbnail_cache_hits_total` | counters | renditions rendered from files, and served from the rendition cache |
 /// | `photosync_http_requests_total{route,method,status}` | counter | requests answered |
 /// | `photosync_http_request_duration_seconds{route,method}` | histogram | time to the end of the response (a long-poll's includes its wait) |
 public final class ServerMetrics: Sendable {
@@ -73,6 +74,15 @@ public final class ServerMetrics: Sendable {
         guard count > 0 else { return }
         registry.makeCounter(descriptor: Self.named("photosync_changes_served_total", "Changes sent to clients, by feed."), labels: [("feed", feed)])
             .increment(by: Int64(count))
+    }
+
+    /// A rendition was served: rendered by this request, or from the rendition cache.
+    func renditionServed(rendered: Bool) {
+        if rendered {
+            registry.makeCounter(descriptor: Self.named("photosync_thumbnail_renders_total", "Thumbnails rendered from their files.")).increment()
+        } else {
+            registry.makeCounter(descriptor: Self.named("photosync_thumbnail_cache_hits_total", "Thumbnails served from the rendition cache.")).increment()
+        }
     }
 
     func streamOpened() { openStreams.add(1, ordering: .relaxed) }

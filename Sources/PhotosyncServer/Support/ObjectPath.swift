@@ -15,14 +15,7 @@ struct ObjectPath {
 
     /// Reads the catch-all segments of a route, given the actions the route knows.
     init(_ context: APIRequestContext, actions: Set<String>) throws(APIError) {
-        var segments: [String] = []
-        for raw in context.parameters.getCatchAll() {
-            guard let decoded = String(raw).removingPercentEncoding else {
-                throw .invalidRequest("the path segment \"\(raw)\" is not valid percent-encoding")
-            }
-            guard !decoded.utf8.contains(0) else { throw .invalidRequest("the path holds a NUL character") }
-            segments.append(decoded)
-        }
+        let segments = try Self.segments(context)
         var path = segments.joined(separator: "/")
         var action: String?
         if let last = segments.last, actions.contains(last), segments.count > 1 {
@@ -32,5 +25,19 @@ struct ObjectPath {
         guard !path.isEmpty else { throw .notFound("no object identifier in the path") }
         identifier = path
         self.action = action
+    }
+
+    /// The catch-all segments of a route, percent-decoded (an encoded slash becomes a slash inside its
+    /// segment).
+    static func segments(_ context: APIRequestContext) throws(APIError) -> [String] {
+        var segments: [String] = []
+        for raw in context.parameters.getCatchAll() {
+            guard let decoded = String(raw).removingPercentEncoding else {
+                throw .invalidRequest("the path segment \"\(raw)\" is not valid percent-encoding")
+            }
+            guard !decoded.utf8.contains(0) else { throw .invalidRequest("the path holds a NUL character") }
+            segments.append(decoded)
+        }
+        return segments
     }
 }

@@ -30,7 +30,7 @@ final class EventReader: @unchecked Sendable {
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let key = client.key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await Client.http.execute(request, timeout: .seconds(120))
         status = Int(response.status.code)
         headers = response.headers.map { ($0.name, $0.value) }
         iterator = response.body.makeAsyncIterator()

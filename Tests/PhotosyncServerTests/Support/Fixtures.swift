@@ -11,6 +11,13 @@ enum Fixtures {
                 + [0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0, 0x12, 0x34, 0xFF, 0xD9])
     }
 
+    /// A real photo of the repository's `Samples/` (decodable, unlike ``jpeg(_:)``'s skeletons).
+    static func sample(_ path: String) throws -> Data {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return try Data(contentsOf: repository.appending(path: "Samples").appending(path: path))
+    }
+
     /// A folder of `count` JPEGs (`IMG_0000.jpg`…), in `directory`.
     static func folder(in directory: URL, count: Int, name: String = "Pictures") throws -> URL {
         let folder = directory.appending(path: name)

@@ -52,6 +52,11 @@ struct Client: Sendable {
         self.base = base
     }
 
+    /// One client for the process (never shut down), that doesn't follow redirects: tests see each status.
+    static let http = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, connectionPool: .init(idleTimeout: .seconds(30))))
+
     func with(key: String?) -> Client {
         var copy = self
         copy.key = key
@@ -69,7 +74,7 @@ struct Client: Sendable {
         if let key { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await Self.http.execute(request, timeout: timeout)
         let buffer = try await response.body.collect(upTo: 64 << 20)
         let reply = Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: buffer))
         recorder?.record(method: method.rawValue, path: path, reply: reply)

@@ -26,7 +26,8 @@ final class SampleRecorder: Sendable {
     /// The document's path template of a request path.
     static func template(_ path: String) -> String {
         let bare = String(path.prefix { $0 != "?" })
-        for (prefix, actions) in [("/v1/assets/", ["original"]), ("/v1/albums/", ["assets"])] where bare.hasPrefix(prefix) {
+        if bare.hasPrefix("/v1/renditions/") { return "/v1/renditions/{id}/{hash}/{file}" }
+        for (prefix, actions) in [("/v1/assets/", ["original", "thumbnail"]), ("/v1/albums/", ["assets"])] where bare.hasPrefix(prefix) {
             let rest = bare.dropFirst(prefix.count)
             for action in actions where rest.hasSuffix("/" + action) { return prefix + "{id}/" + action }
             return prefix + "{id}"

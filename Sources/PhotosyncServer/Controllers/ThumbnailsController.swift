@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import PhotoImaging
+import PhotoLibrary
+
+/// Thumbnails through the image manager (libvips, a rendition cache keyed by content hash).
+///
+/// `GET /v1/assets/{id}/thumbnail?size=&mode=&format=` answers `302` to the rendition's immutable URL,
+/// `/v1/renditions/{id}/{sourceHash}/{W}x{H}-{mode}.{ext}`: named by the content hash of the file rendered
+/// (the asset's edit when it has one), so its bytes never change — it is served with
+/// `Cache-Control: public, max-age=31536000, immutable` and a strong ETag, and a browser or proxy never asks
+/// twice. When the asset's content changes, its thumbnail URL changes with it; an old URL whose source is
+/// gone is a 404, never other bytes.
+struct ThumbnailsController: Sendable {
+    let environment: ServerEnvironment
+    let images: ImageManager
+
+    static let immutable = "public, max-age=31536000, immutable"
+
+    func addRoutes(to reads: RouterGroup<APIRequestContext>) {
+        reads.get("v1/renditions/**") { request, context in try await rendition(request, context) }
+    }
+
+    /// `GET /v1/assets/{id}/thumbnail`: 302 to the immutable rendition URL (no render yet).
+    func redirect(_ request: Request, asset: Asset) throws(APIError) -> Response {
+        let query = try QueryParameters(request, allowed: ["size", "mode", "format"])
+        let spec = try RenditionSpec(
+            size: try query.string("size") ?? "256", mode: try query.string("mode") ?? "fill", format: try query.string("format") ?? "jpeg")
+        let hash = try sourceHash(of: asset)
+        let location = "/v1/renditions/\(AssetsController.pathSegment(asset.localIdentifier))/\(hash)/\(spec.fileName)"
+        return Response(status: .found, headers: [.location: location, .cacheControl: "no-cache"])
+    }
+
+    /// The hash of the file a rendition of the asset's current version is made from.
+    private func sourceHash(of asset: Asset) throws(APIError) -> String {
+        if asset.hasAdjustments {
+            do {
+                if let edit = try environment.library.fetchAdjustment(for: asset) { return edit.renderedContentHash }
+            } catch {
+                throw APIError(error)
+            }
+        }
+        guard let hash = asset.contentHash else { throw .notFound("asset \(asset.localIdentifier) has no content hash yet") }
+        return hash
+    }
+
+    /// `GET /v1/renditions/{id}/{hash}/{spec}`: the rendition's bytes, immutable.
+    private func rendition(_ request: Request, _ context: APIRequestContext) async throws(APIError) -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        var segments = try ObjectPath.segments(context)
+        guard segments.count >= 3 else { throw .notFound("no such rendition") }
+        let spec = try RenditionSpec(fileName: segments.removeLast())
+        let hash = segments.removeLast()
+        let tag = EntityTag.strong("\(hash)-\(spec.fileName)")
+        let headers: HTTPFields = [.eTag: tag, .cacheControl: Self.immutable]
+        if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: tag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        let asset = try environment.reads.asset(segments.joined(separator: "/"))
+        guard try sourceHash(of: asset) == hash else { throw .notFound("this rendition's source is no longer the asset's content") }
+        let result = try await render(asset, spec: spec)
+        guard result.sourceContentHash == hash, let data = result.content.data else {
+            throw .notFound("this rendition's source is no longer the asset's content")
+        }
+        environment.metrics.renditionServed(rendered: result.source == .rendered)
+        var fields = headers
+        fields[.contentType] = spec.mimeType
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func render(_ asset: Asset, spec: RenditionSpec) async throws(APIError) -> ImageResult {
+        let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact, outputFormat: spec.format)
+        do {
+            for try await event in images.requestImage(for: asset, targetSize: spec.size, contentMode: spec.mode, options: options) {
+                if let result = event.result, !result.isDegraded { return result }
+            }
+        } catch {
+            throw Self.apiError(error)
+        }
+        throw APIError(.serviceUnavailable, "unavailable", "the thumbnail could not be rendered now; retry")
+    }
+
+    private static func apiError(_ error: ImageError) -> APIError {
+        switch error {
+        case .library(let error): APIError(error)
+        case .fileMissing, .noImage: .notFound("\(error)")
+        case .unsupportedFormat, .corruptImage, .imageTooLarge: APIError(.conflict, "conflict", "no thumbnail: \(error)")
+        case .invalidRequest: .invalidRequest("\(error)")
+        case .fileUnreadable, .cacheUnavailable, .encodingFailed, .cancelled: APIError(.serviceUnavailable, "unavailable", "\(error)")
+        }
+    }
+}
+
+/// A rendition's size, mode and format, as query parameters and as the file name of its immutable URL
+/// (`256x256-fill.jpg`).
+struct RenditionSpec: Equatable {
+    let size: PixelSize
+    let mode: ContentMode
+    let format: ImageOutputFormat
+
+    static let maximumSide = 4096
+    static let formats: [(name: String, ext: String, format: ImageOutputFormat, mime: String)] = [
+        ("jpeg", "jpg", .jpeg(quality: 82), "image/jpeg"), ("webp", "webp", .webp(quality: 80), "image/webp"),
+        ("avif", "avif", .avif(quality: 55), "image/avif"), ("png", "png", .png, "image/png"),
+    ]
+
+    /// From query parameters: `size` (`256` or `320x240`, sides 1 to 4096), `mode` (`fill` or `fit`),
+    /// `format` (`jpeg`, `webp`, `avif`, `png`).
+    init(size: String, mode: String, format: String) throws(APIError) {
+        self.size = try Self.size(size)
+        switch mode {
+        case "fill": self.mode = .aspectFill
+        case "fit": self.mode = .aspectFit
+        default: throw .invalidRequest("\"mode\" must be fill or fit (it was \"\(mode)\")")
+        }
+        guard let entry = Self.formats.first(where: { $0.name == format }) else {
+            throw .invalidRequest("\"format\" must be jpeg, webp, avif or png (it was \"\(format)\")")
+        }
+        self.format = entry.format
+    }
+
+    /// From an immutable URL's file name.
+    init(fileName: String) throws(APIError) {
+        let parts = fileName.split(separator: ".", maxSplits: 1)
+        let words = parts.first?.split(separator: "-") ?? []
+        guard parts.count == 2, words.count == 2, let entry = Self.formats.first(where: { $0.ext == parts[1] }) else {
+            throw .notFound("no such rendition")
+        }
+        try self.init(size: String(words[0]), mode: String(words[1]), format: entry.name)
+    }
+
+    var fileName: String {
+        let ext = Self.formats.first { $0.format == format }?.ext ?? "jpg"
+        return "\(size.width)x\(size.height)-\(mode == .aspectFill ? "fill" : "fit").\(ext)"
+    }
+
+    var mimeType: String { Self.formats.first { $0.format == format }?.mime ?? "application/octet-stream" }
+
+    private static func size(_ text: String) throws(APIError) -> PixelSize {
+        let sides = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(sides.count), sides.allSatisfy({ ($0 ?? 0) >= 1 && ($0 ?? 0) <= maximumSide }) else {
+            throw .invalidRequest("\"size\" must be N or WxH, sides from 1 to \(maximumSide) (it was \"\(text)\")")
+        }
+        return PixelSize(width: sides[0]!, height: sides.last!!)
+    }
+}
