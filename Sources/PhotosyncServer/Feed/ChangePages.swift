@@ -54,17 +54,26 @@ struct ChangePage: Sendable {
 /// The change pages of the current head, computed once per question (single flight) and shared.
 ///
 /// When a commit wakes 10,000 long-polls that all wait from the same token, the first one to ask reads the
-/// history and renders the page; the others await that same computation and send the same bytes. Pages are
-/// kept until the head moves (``ChangeFeed/head``): a page computed at head *h* is what any request
-/// arriving before the next commit would compute.
+/// history and renders the page; the others await that same computation and send the same bytes. A page is
+/// kept until the head moves (``ChangeFeed/head``) and for at most ``lifetime``: a page computed at head
+/// *h* is what any request arriving before the next commit would compute — except after an explicit expiry
+/// of the history, which commits nothing: a token it expired may still get its (correct) page for up to
+/// ``lifetime``, then gets its 410.
 final class ChangePages: Sendable {
+    private struct Entry {
+        let task: Task<Result<ChangePage, APIError>, Never>
+        let created: ContinuousClock.Instant
+    }
+
     private struct Cache {
         var head: Int64 = -1
-        var pages: [ChangeQuery: Task<Result<ChangePage, APIError>, Never>] = [:]
+        var pages: [ChangeQuery: Entry] = [:]
     }
 
     /// Cached questions at most; past that the cache starts over (a flood of distinct tokens).
     static let capacity = 4096
+    /// How long a page is reused at most.
+    static let lifetime: Duration = .seconds(1)
 
     private let library: PhotoLibrary
     private let cache = Mutex(Cache())
@@ -83,13 +92,14 @@ final class ChangePages: Sendable {
                 cache.pages.removeAll(keepingCapacity: true)
                 cache.head = head
             }
-            if let task = cache.pages[query] { return task }
+            let now = ContinuousClock.now
+            if let entry = cache.pages[query], now - entry.created < Self.lifetime { return entry.task }
             if cache.pages.count >= Self.capacity { cache.pages.removeAll(keepingCapacity: true) }
             let library = self.library
             let task = Task { () -> Result<ChangePage, APIError> in
                 do throws(APIError) { return .success(try Self.compute(query, library: library)) } catch { return .failure(error) }
             }
-            cache.pages[query] = task
+            cache.pages[query] = Entry(task: task, created: now)
             return task
         }
         return try await task.value.get()

@@ -23,6 +23,8 @@ final class EventReader: @unchecked Sendable {
     /// Every comment line received so far.
     private(set) var allComments: [String] = []
     private(set) var ended = false
+    /// Everything received so far, as text.
+    private(set) var raw = ""
 
     /// Opens `path` with `Accept: text/event-stream` (and `Last-Event-ID`).
     init(_ client: Client, _ path: String, lastEventID: String? = nil) async throws {
@@ -72,6 +74,7 @@ final class EventReader: @unchecked Sendable {
                 return nil
             }
             pending += String(buffer: chunk)
+            raw += String(buffer: chunk)
         }
     }
 
