@@ -95,7 +95,7 @@ struct ServeOptions: ParsableArguments {
     var corsOrigins: [String] = []
 
     @Option(name: .customLong("max-upload-size"), help: ArgumentHelp(
-        "The largest upload accepted: bytes, or with K, M or G (default 4G).", valueName: "size"))
+        "The largest upload accepted: bytes, or with K, M or G.", valueName: "size"))
     var maxUploadSize = "4G"
 
     func validate() throws {

@@ -7,6 +7,7 @@ import Testing
 @Suite struct HelpGoldenTests {
     static let commands = [
         "", "init", "import", "scan", "watch", "token", "changes", "assets", "albums", "show", "duplicates", "history", "status",
+        "serve",
     ]
 
     static var goldenFolder: URL {
