@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import PhotoLibrary
 import PhotosyncServer
@@ -60,13 +61,19 @@ import Testing
         try await withServer(ServerOptions(heartbeatInterval: .milliseconds(200))) { server in
             let client = Client(server)
             let start = try await client.token()
-            let poll = Task { try await client.get("/v1/changes?since=\(start)&wait=5") }
-            try await Task.sleep(for: .milliseconds(700))  // Past three heartbeats, by design of the test.
+            var request = HTTPClientRequest(url: client.base + "/v1/changes?since=\(start)&wait=30")
+            request.method = .GET
+            let response = try await Client.http.execute(request, timeout: .seconds(60))
+            #expect(response.status == .ok)
+            var body = response.body.makeAsyncIterator()
+            var text = ""
+            // Two heartbeats have arrived before anything changed…
+            while text.count < 2, let chunk = try await body.next() { text += String(buffer: chunk) }
+            #expect(text == "  ", "no heartbeat whitespace: \(text.prefix(40))")
+            // …then a change: the JSON follows the spaces.
             let ids = try await Fixtures.addAssets(1, to: server.library, in: server.directory)
-            let reply = try await poll.value
-            #expect(reply.status == 200)
-            #expect(reply.text.hasPrefix("  "), "no heartbeat whitespace: \(reply.text.prefix(40))")
-            let page = try reply.decode(Wire.ChangesPage.self)
+            while let chunk = try await body.next() { text += String(buffer: chunk) }
+            let page = try Wire.makeDecoder().decode(Wire.ChangesPage.self, from: Data(text.utf8))
             #expect(page.changes.first?.asset.inserted == ids)
         }
     }

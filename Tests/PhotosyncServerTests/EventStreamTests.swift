@@ -37,7 +37,7 @@ import Testing
         try await withServer(ServerOptions(heartbeatInterval: .milliseconds(150))) { server in
             let client = Client(server)
             let reader = try await EventReader(client, "/v1/changes/stream?since=\(try await client.token())")
-            try await Task.sleep(for: .milliseconds(700))  // Several intervals, by design of the test.
+            #expect(try await reader.waitForComments(3))  // The greeting, then two heartbeats.
             _ = try await Fixtures.addAssets(1, to: server.library, in: server.directory)
             let event = try #require(try await reader.next())
             #expect(event.name == "change")

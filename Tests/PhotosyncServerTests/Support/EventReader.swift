@@ -41,41 +41,61 @@ final class EventReader: @unchecked Sendable {
     /// The next event, or nil when the stream ended.
     func next() async throws -> Event? {
         while true {
-            if let range = pending.range(of: "\n\n") {
-                let block = String(pending[..<range.lowerBound])
-                pending.removeSubrange(..<range.upperBound)
-                var event = Event()
-                var hasData = false
-                for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-                    if line.hasPrefix(":") {
-                        comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
-                        allComments.append(comments.last!)
-                        continue
-                    }
-                    let (name, value) = Self.field(line)
-                    switch name {
-                    case "event": event.name = value
-                    case "id": event.id = value
-                    case "data":
-                        event.data += (hasData ? "\n" : "") + value
-                        hasData = true
-                    default: break
-                    }
-                }
-                if hasData {
-                    event.comments = comments
-                    comments = []
-                    return event
-                }
+            if !events.isEmpty { return events.removeFirst() }
+            guard try await pump() else { return nil }
+        }
+    }
+
+    /// Reads until `count` comments (heartbeats) have arrived in all; false if the stream ended first.
+    func waitForComments(_ count: Int) async throws -> Bool {
+        while allComments.count < count {
+            guard try await pump() else { return false }
+        }
+        return true
+    }
+
+    private var events: [Event] = []
+
+    /// Reads one chunk and parses the complete blocks it ends; false at the end of the stream.
+    private func pump() async throws -> Bool {
+        guard let chunk = try await iterator.next() else {
+            ended = true
+            return false
+        }
+        pending += String(buffer: chunk)
+        raw += String(buffer: chunk)
+        while let range = pending.range(of: "\n\n") {
+            let block = String(pending[..<range.lowerBound])
+            pending.removeSubrange(..<range.upperBound)
+            if let event = parse(block) { events.append(event) }
+        }
+        return true
+    }
+
+    /// An event from one block (nil for a block of comments only, which are collected).
+    private func parse(_ block: String) -> Event? {
+        var event = Event()
+        var hasData = false
+        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(":") {
+                comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
+                allComments.append(comments.last!)
                 continue
             }
-            guard let chunk = try await iterator.next() else {
-                ended = true
-                return nil
+            let (name, value) = Self.field(line)
+            switch name {
+            case "event": event.name = value
+            case "id": event.id = value
+            case "data":
+                event.data += (hasData ? "\n" : "") + value
+                hasData = true
+            default: break
             }
-            pending += String(buffer: chunk)
-            raw += String(buffer: chunk)
         }
+        guard hasData else { return nil }
+        event.comments = comments
+        comments = []
+        return event
     }
 
     /// The next `change` event's change (skipping `token` events when `skipTokens`).
