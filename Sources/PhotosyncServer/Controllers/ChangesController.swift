@@ -24,10 +24,7 @@ struct ChangesController: Sendable {
             since: try Self.token(since), limit: try query.int("limit", in: 1...10_000), coalesce: try query.flag("coalesce") ?? false,
             excludedAuthors: query.all("excludeAuthor"), format: .json)
         let wait = try query.seconds("wait", in: 0...environment.options.maximumWait) ?? 0
-        let longPoll = LongPoll(
-            feed: environment.feed, pages: environment.pages, metrics: environment.metrics,
-            heartbeat: environment.options.heartbeatInterval, logger: environment.logger)
-        return try await longPoll.respond(question, wait: .milliseconds(Int64(wait * 1000)))
+        return try await LongPoll(environment: environment).respond(question, wait: .milliseconds(Int64(wait * 1000)))
     }
 
     /// `?since=T&excludeAuthor=A`, or the `Last-Event-ID` header (which wins: it is where a reconnecting
@@ -42,10 +39,7 @@ struct ChangesController: Sendable {
         let question = ChangeQuery(
             since: try Self.token(since), limit: EventStream.pageSize, coalesce: false, excludedAuthors: query.all("excludeAuthor"),
             format: .events)
-        let stream = EventStream(
-            feed: environment.feed, pages: environment.pages, metrics: environment.metrics,
-            heartbeat: environment.options.heartbeatInterval, logger: environment.logger)
-        return try await stream.respond(question)
+        return try await EventStream(environment: environment).respond(question)
     }
 
     /// A token from a request: 400 `tokenInvalid` when it doesn't decode.

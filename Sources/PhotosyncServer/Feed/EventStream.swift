@@ -20,11 +20,13 @@ import ServiceLifecycle
 /// can do that), the stream ends; the client's reconnection then gets the 410. On shutdown the stream ends
 /// cleanly, after a comment saying so.
 struct EventStream: Sendable {
-    let feed: ChangeFeed
-    let pages: ChangePages
-    let metrics: ServerMetrics
-    let heartbeat: Duration
-    let logger: Logger
+    let environment: ServerEnvironment
+
+    private var feed: ChangeFeed { environment.feed }
+    private var pages: ChangePages { environment.pages }
+    private var metrics: ServerMetrics { environment.metrics }
+    private var heartbeat: Duration { environment.options.heartbeatInterval }
+    private var logger: Logger { environment.logger }
 
     /// Events read per page.
     static let pageSize = 256

@@ -23,11 +23,13 @@ import ServiceLifecycle
 /// **Shutdown.** When the server shuts down, every waiting request is answered at once with what the
 /// history holds then — usually no change, and the current token.
 struct LongPoll: Sendable {
-    let feed: ChangeFeed
-    let pages: ChangePages
-    let metrics: ServerMetrics
-    let heartbeat: Duration
-    let logger: Logger
+    let environment: ServerEnvironment
+
+    private var feed: ChangeFeed { environment.feed }
+    private var pages: ChangePages { environment.pages }
+    private var metrics: ServerMetrics { environment.metrics }
+    private var heartbeat: Duration { environment.options.heartbeatInterval }
+    private var logger: Logger { environment.logger }
 
     enum Outcome {
         case page(ChangePage)
