@@ -34,6 +34,11 @@ final class HostProcess {
         return 0
     }
 
+    /// The number of descriptors the host has open (its accepted connections among them).
+    var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
+    }
+
     /// A metric of the host's `/metrics` (the sample without labels).
     func metric(_ name: String) -> Double? {
         let text = (try? SimpleHTTP.get(port: port, path: "/metrics").body) ?? ""

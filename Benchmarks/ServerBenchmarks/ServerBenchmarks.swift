@@ -57,6 +57,28 @@ enum ServerFixture {
     }
 }
 
+/// The figures the benchmarks report (custom metrics must be declared in a benchmark's configuration).
+enum ServerMetric {
+    static let answered = BenchmarkMetric.custom("answered", polarity: .prefersLarger, useScalingFactor: false)
+    static let p0 = BenchmarkMetric.custom("min wake-up (µs)", useScalingFactor: false)
+    static let p50 = BenchmarkMetric.custom("p50 wake-up (µs)", useScalingFactor: false)
+    static let p99 = BenchmarkMetric.custom("p99 wake-up (µs)", useScalingFactor: false)
+    static let max = BenchmarkMetric.custom("max wake-up (µs)", useScalingFactor: false)
+    static let bytesPerClient = BenchmarkMetric.custom("server bytes per waiting client", useScalingFactor: false)
+    static let bytesPerConnection = BenchmarkMetric.custom("server bytes per idle connection", useScalingFactor: false)
+    static let wakeUp = [answered, p0, p50, p99, max, bytesPerClient]
+
+    static func requests(_ resource: String, _ server: String) -> BenchmarkMetric {
+        .custom("\(resource): \(server) req/s", polarity: .prefersLarger, useScalingFactor: false)
+    }
+
+    static func ratio(_ resource: String) -> BenchmarkMetric {
+        .custom("\(resource): ratio to nginx ×1000", polarity: .prefersLarger, useScalingFactor: false)
+    }
+
+    static let throughput = ["changes", "original", "thumbnail"].flatMap { [requests($0, "photosync"), requests($0, "nginx"), ratio($0)] }
+}
+
 /// 10,000 waiting clients of one kind: connected, counted by the server as waiting, then one commit.
 func measureWakeUp(_ benchmark: Benchmark, stream: Bool) async throws {
     ServerFixture.raiseDescriptorLimit()
@@ -85,13 +107,14 @@ func measureWakeUp(_ benchmark: Benchmark, stream: Bool) async throws {
     let delays = clients.delays(since: committed)
     await clients.closeAll()
     func microseconds(_ duration: Duration) -> Int { Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000) }
-    benchmark.measurement(.custom("answered", polarity: .prefersLarger, useScalingFactor: false), delays.count)
+    benchmark.measurement(ServerMetric.answered, delays.count)
     if !delays.isEmpty {
-        benchmark.measurement(.custom("p50 wake-up (µs)", useScalingFactor: false), microseconds(delays[delays.count / 2]))
-        benchmark.measurement(.custom("p99 wake-up (µs)", useScalingFactor: false), microseconds(delays[delays.count * 99 / 100]))
-        benchmark.measurement(.custom("max wake-up (µs)", useScalingFactor: false), microseconds(delays[delays.count - 1]))
+        benchmark.measurement(ServerMetric.p0, microseconds(delays[0]))
+        benchmark.measurement(ServerMetric.p50, microseconds(delays[delays.count / 2]))
+        benchmark.measurement(ServerMetric.p99, microseconds(delays[delays.count * 99 / 100]))
+        benchmark.measurement(ServerMetric.max, microseconds(delays[delays.count - 1]))
     }
-    benchmark.measurement(.custom("server bytes per waiting client", useScalingFactor: false), (waiting - before) / ServerFixture.clients)
+    benchmark.measurement(ServerMetric.bytesPerClient, (waiting - before) / ServerFixture.clients)
     print("""
         \(stream ? "event streams" : "long-polls"): \(delays.count) answered; p50 \(delays.isEmpty ? "-" : "\(delays[delays.count / 2])"), \
         p99 \(delays.isEmpty ? "-" : "\(delays[delays.count * 99 / 100])"); server RSS \(before / 1024) KiB → \(waiting / 1024) KiB; \
@@ -99,17 +122,41 @@ func measureWakeUp(_ benchmark: Benchmark, stream: Bool) async throws {
         """)
 }
 
-let wakeUp = Benchmark.Configuration(
-    metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(300), maxIterations: 1)
-let throughput = Benchmark.Configuration(
-    metrics: [.wallClock], timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(300), maxIterations: 1)
+/// The baseline of the memory figures: 10,000 HTTP connections open, no request sent.
+func measureIdleConnections(_ benchmark: Benchmark) async throws {
+    ServerFixture.raiseDescriptorLimit()
+    let library = try await ServerFixture.library()
+    let host = try HostProcess(library: library.url)
+    defer { host.stop() }
+    _ = try SimpleHTTP.get(port: host.port, path: "/v1/token")  // Warm up.
+    let before = host.residentBytes
+    let descriptors = host.openDescriptors
+    let clients = WaitingClients(count: ServerFixture.clients)
+    try await clients.connect(port: host.port, request: "", marker: "never")
+    _ = ServerFixture.waitUntil(seconds: 120) { host.openDescriptors >= descriptors + ServerFixture.clients }
+    benchmark.measurement(ServerMetric.bytesPerConnection, (host.residentBytes - before) / ServerFixture.clients)
+    await clients.closeAll()
+}
 
 let benchmarks: @Sendable () -> Void = {
+    // One iteration each: a run is minutes of setup (10,000 connections, nginx), and its figures are
+    // distributions of their own.
+    let wakeUp = Benchmark.Configuration(
+        metrics: [.wallClock] + ServerMetric.wakeUp, timeUnits: .milliseconds, warmupIterations: 0, maxDuration: .seconds(300),
+        maxIterations: 1)
+    let throughput = Benchmark.Configuration(
+        metrics: ServerMetric.throughput, warmupIterations: 0, maxDuration: .seconds(300), maxIterations: 1)
     Benchmark("10,000 long-polls: commit → every one answered", configuration: wakeUp) { benchmark in
         try await measureWakeUp(benchmark, stream: false)
     }
     Benchmark("10,000 event streams: commit → every one's event", configuration: wakeUp) { benchmark in
         try await measureWakeUp(benchmark, stream: true)
+    }
+    Benchmark(
+        "10,000 idle HTTP connections (the baseline of the memory figures)",
+        configuration: .init(metrics: [ServerMetric.bytesPerConnection], warmupIterations: 0, maxDuration: .seconds(300), maxIterations: 1)
+    ) { benchmark in
+        try await measureIdleConnections(benchmark)
     }
     Benchmark("wrk: GET /v1/changes, a cached original, a cached thumbnail vs nginx static", configuration: throughput) { benchmark in
         try await WrkComparison.run(benchmark)

@@ -83,6 +83,7 @@ private final class MarkerHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        guard !request.isEmpty else { return }
         context.writeAndFlush(NIOAny(ByteBuffer(bytes: request)), promise: nil)
     }
 

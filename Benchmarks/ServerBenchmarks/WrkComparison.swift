@@ -38,9 +38,9 @@ enum WrkComparison {
         {
             let server = try wrk("http://127.0.0.1:\(host.port)\(ours)")
             let reference = try wrk("http://127.0.0.1:\(nginx.port)\(theirs)")
-            benchmark.measurement(.custom("\(name): photosync req/s", polarity: .prefersLarger, useScalingFactor: false), Int(server))
-            benchmark.measurement(.custom("\(name): nginx req/s", polarity: .prefersLarger, useScalingFactor: false), Int(reference))
-            benchmark.measurement(.custom("\(name): ratio ×1000", polarity: .prefersLarger, useScalingFactor: false), Int(server / reference * 1000))
+            benchmark.measurement(ServerMetric.requests(name, "photosync"), Int(server))
+            benchmark.measurement(ServerMetric.requests(name, "nginx"), Int(reference))
+            benchmark.measurement(ServerMetric.ratio(name), Int(server / reference * 1000))
             print("\(name): photosync \(Int(server)) req/s, nginx \(Int(reference)) req/s, ratio \(String(format: "%.2f", server / reference)); load average \(ServerFixture.loadAverage)")
         }
         benchmark.stopMeasurement()

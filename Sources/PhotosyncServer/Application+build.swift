@@ -25,9 +25,9 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     try options.validate()
-    let feed = try ChangeFeed(library: library, metrics: metrics, logger: logger)
-    let environment = ServerEnvironment(
-        library: library, options: options, feed: feed, pages: ChangePages(library: library), metrics: metrics, logger: logger)
+    let pages = ChangePages(library: library)
+    let feed = try ChangeFeed(library: library, pages: pages, metrics: metrics, logger: logger)
+    let environment = ServerEnvironment(library: library, options: options, feed: feed, pages: pages, metrics: metrics, logger: logger)
     removeStaleUploads(in: library.url.appending(path: ".uploads"))
     var images: ImageManager?
     do { images = try ImageManager(library: library) } catch {

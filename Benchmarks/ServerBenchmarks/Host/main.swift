@@ -22,7 +22,6 @@ let library = try PhotoLibrary(url: URL(fileURLWithPath: CommandLine.arguments[1
 var logger = Logger(label: "photosync.benchmark-host")
 logger.logLevel = .error
 let app = try buildApplication(library: library, options: ServerOptions(port: 0), logger: logger) { port in
-    print(port)
-    fflush(stdout)
+    FileHandle.standardOutput.write(Data("\(port)\n".utf8))
 }
 try await ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm], logger: logger)).run()

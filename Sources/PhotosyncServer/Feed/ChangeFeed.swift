@@ -35,6 +35,8 @@ final class ChangeFeed: Service, Sendable {
     private struct Waiter {
         let after: Int64
         let kind: WaiterKind
+        /// What the waiter will ask once woken: computed ahead, for all the waiters asking it.
+        let query: ChangeQuery?
         let continuation: CheckedContinuation<Wake, Never>
     }
 
@@ -47,6 +49,7 @@ final class ChangeFeed: Service, Sendable {
 
     let library: PhotoLibrary
     private let state: Mutex<State>
+    private let pages: ChangePages
     private let metrics: ServerMetrics
     private let logger: Logger
     /// How long the loop's one wait lasts before it starts again (it wakes at once on a commit).
@@ -55,8 +58,9 @@ final class ChangeFeed: Service, Sendable {
     /// A feed whose head is the library's current token.
     ///
     /// - Throws: a ``PhotoLibraryError`` when the library can't be read.
-    init(library: PhotoLibrary, metrics: ServerMetrics, logger: Logger) throws(PhotoLibraryError) {
+    init(library: PhotoLibrary, pages: ChangePages, metrics: ServerMetrics, logger: Logger) throws(PhotoLibraryError) {
         self.library = library
+        self.pages = pages
         self.metrics = metrics
         self.logger = logger
         state = Mutex(State(head: try library.currentChangeToken))
@@ -73,7 +77,10 @@ final class ChangeFeed: Service, Sendable {
     /// Suspends until the head passes `sequence`, `deadline` passes, the task is cancelled, or the feed stops.
     ///
     /// Returns at once when the head is already past `sequence` or the feed is stopping.
-    func wait(after sequence: Int64, until deadline: ContinuousClock.Instant, kind: WaiterKind) async -> Wake {
+    ///
+    /// - Parameter query: what the waiter asks once woken; when the head moves, the feed computes the pages
+    ///   of its waiters' questions before waking them (``ChangePages/prefetch(_:head:)``).
+    func wait(after sequence: Int64, until deadline: ContinuousClock.Instant, kind: WaiterKind, query: ChangeQuery? = nil) async -> Wake {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -84,7 +91,7 @@ final class ChangeFeed: Service, Sendable {
                     if state.stopping { return .stopping }
                     if state.head.sequence > sequence { return .changed }
                     if Task.isCancelled { return .timedOut }
-                    state.waiters[id] = Waiter(after: sequence, kind: kind, continuation: continuation)
+                    state.waiters[id] = Waiter(after: sequence, kind: kind, query: query, continuation: continuation)
                     return nil
                 }
                 if let immediate {
@@ -107,9 +114,19 @@ final class ChangeFeed: Service, Sendable {
         state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: wake)
     }
 
-    /// Moves the head to `token` if it is newer, and wakes the waiters it passes. Called by the loop, and by
-    /// the server's own writes (so that a client reads its write at once).
+    /// Moves the head to `token` if it is newer, and wakes the waiters it passes — after computing the pages
+    /// they will ask for. Called by the loop, and by the server's own writes (so that a client reads its
+    /// write at once).
     func advance(to token: ChangeToken) {
+        let questions = state.withLock { state -> [ChangeQuery: Int] in
+            guard token.sequence > state.head.sequence else { return [:] }
+            var questions: [ChangeQuery: Int] = [:]
+            for waiter in state.waiters.values where waiter.after < token.sequence {
+                if let query = waiter.query { questions[query, default: 0] += 1 }
+            }
+            return questions
+        }
+        if !questions.isEmpty { pages.prefetch(questions, head: token.sequence) }
         let woken = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
             guard token.sequence > state.head.sequence else { return [] }
             metrics.headMoved(from: state.head, to: token)

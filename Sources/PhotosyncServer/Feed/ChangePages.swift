@@ -60,20 +60,46 @@ struct ChangePage: Sendable {
 /// of the history, which commits nothing: a token it expired may still get its (correct) page for up to
 /// ``lifetime``, then gets its 410.
 final class ChangePages: Sendable {
+    /// A cached answer: computed already, or being computed by a task others can await.
+    private enum Slot {
+        case ready(Result<ChangePage, APIError>)
+        case computing(Task<Result<ChangePage, APIError>, Never>)
+    }
+
     private struct Entry {
-        let task: Task<Result<ChangePage, APIError>, Never>
+        let slot: Slot
         let created: ContinuousClock.Instant
     }
 
     private struct Cache {
         var head: Int64 = -1
         var pages: [ChangeQuery: Entry] = [:]
+
+        /// Forgets every page when the head moved past the one they were computed at.
+        mutating func move(to head: Int64) {
+            guard head > self.head else { return }
+            pages.removeAll(keepingCapacity: true)
+            self.head = head
+        }
+
+        /// The live entry for `query`, if any.
+        func entry(_ query: ChangeQuery, now: ContinuousClock.Instant) -> Entry? {
+            guard let entry = pages[query], now - entry.created < ChangePages.lifetime else { return nil }
+            return entry
+        }
+
+        mutating func store(_ slot: Slot, for query: ChangeQuery, now: ContinuousClock.Instant) {
+            if pages.count >= ChangePages.capacity { pages.removeAll(keepingCapacity: true) }
+            pages[query] = Entry(slot: slot, created: now)
+        }
     }
 
     /// Cached questions at most; past that the cache starts over (a flood of distinct tokens).
     static let capacity = 4096
     /// How long a page is reused at most.
     static let lifetime: Duration = .seconds(1)
+    /// Questions computed ahead when the head moves, at most (the waiters' own, most shared first).
+    static let prefetchLimit = 32
 
     private let library: PhotoLibrary
     private let cache = Mutex(Cache())
@@ -84,25 +110,48 @@ final class ChangePages: Sendable {
 
     /// The page answering `query`, computed at head `head` or later.
     ///
+    /// Returns without suspending when the page is computed already (after ``prefetch(_:head:)``).
+    ///
     /// - Throws: ``APIError``: the token errors (410 expired with the oldest token, 400 invalid), 503 when
     ///   the library can't be read.
     func page(_ query: ChangeQuery, head: Int64) async throws(APIError) -> ChangePage {
-        let task = cache.withLock { cache -> Task<Result<ChangePage, APIError>, Never> in
-            if head > cache.head {
-                cache.pages.removeAll(keepingCapacity: true)
-                cache.head = head
-            }
+        let slot = cache.withLock { cache -> Slot in
+            cache.move(to: head)
             let now = ContinuousClock.now
-            if let entry = cache.pages[query], now - entry.created < Self.lifetime { return entry.task }
-            if cache.pages.count >= Self.capacity { cache.pages.removeAll(keepingCapacity: true) }
+            if let entry = cache.entry(query, now: now) { return entry.slot }
             let library = self.library
             let task = Task { () -> Result<ChangePage, APIError> in
                 do throws(APIError) { return .success(try Self.compute(query, library: library)) } catch { return .failure(error) }
             }
-            cache.pages[query] = Entry(task: task, created: now)
-            return task
+            cache.store(.computing(task), for: query, now: now)
+            return .computing(task)
         }
-        return try await task.value.get()
+        switch slot {
+        case .ready(let result): return try result.get()
+        case .computing(let task): return try await task.value.get()
+        }
+    }
+
+    /// Computes, on the calling thread, the pages of the questions waiters ask when the head moves to
+    /// `head`, before they are woken: each woken request then finds its page ready, instead of being
+    /// scheduled twice (woken, then resumed again once the page is read).
+    ///
+    /// - Complexity: one history read per distinct question, at most ``prefetchLimit``.
+    func prefetch(_ queries: [ChangeQuery: Int], head: Int64) {
+        let wanted = queries.sorted { $0.value > $1.value }.prefix(Self.prefetchLimit).map(\.key)
+        for query in wanted {
+            let missing = cache.withLock { cache -> Bool in
+                cache.move(to: head)
+                return cache.entry(query, now: .now) == nil
+            }
+            guard missing else { continue }
+            let result: Result<ChangePage, APIError>
+            do throws(APIError) { result = .success(try Self.compute(query, library: library)) } catch { result = .failure(error) }
+            cache.withLock { cache in
+                cache.move(to: head)
+                if cache.entry(query, now: .now) == nil { cache.store(.ready(result), for: query, now: .now) }
+            }
+        }
     }
 
     /// Reads and renders one page.

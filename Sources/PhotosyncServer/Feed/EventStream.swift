@@ -57,7 +57,7 @@ struct EventStream: Sendable {
             cursor = page.end
             if !page.hasMore || feed.isStopping {
                 let wake = await withGracefulShutdownHandler {
-                    await feed.wait(after: cursor.sequence, until: .now + heartbeat, kind: .eventStream)
+                    await feed.wait(after: cursor.sequence, until: .now + heartbeat, kind: .eventStream, query: query.from(cursor))
                 } onGracefulShutdown: {
                     feed.stop()
                 }

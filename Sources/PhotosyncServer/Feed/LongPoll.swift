@@ -94,8 +94,9 @@ struct LongPoll: Sendable {
     private func waitForChange(_ position: inout ChangeQuery, until deadline: ContinuousClock.Instant) async throws(APIError) -> Outcome {
         while true {
             let since = position.since.sequence
+            let question = position
             let wake = await withGracefulShutdownHandler {
-                await feed.wait(after: since, until: deadline, kind: .longPoll)
+                await feed.wait(after: since, until: deadline, kind: .longPoll, query: question)
             } onGracefulShutdown: {
                 feed.stop()
             }
