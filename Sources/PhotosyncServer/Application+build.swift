@@ -27,7 +27,8 @@ public func buildApplication(
     try options.validate()
     let pages = ChangePages(library: library)
     let feed = try ChangeFeed(library: library, pages: pages, metrics: metrics, logger: logger)
-    let environment = ServerEnvironment(library: library, options: options, feed: feed, pages: pages, metrics: metrics, logger: logger)
+    let environment = ServerEnvironment(
+        library: library, options: options, feed: feed, pages: pages, metrics: metrics, logger: logger, headCache: HeadCache(library: library))
     removeStaleUploads(in: library.url.appending(path: ".uploads"))
     var images: ImageManager?
     do { images = try ImageManager(library: library) } catch {

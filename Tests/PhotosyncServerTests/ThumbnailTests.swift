@@ -30,8 +30,12 @@ import Testing
             // New content: a new URL; the old one no longer serves (never other bytes under it).
             try Fixtures.sample("Family/IMG_2002.jpg").write(to: folder.appending(path: "photo.jpg"))
             _ = try await FolderMirror(library: server.library, root: folder).scan()
-            let moved = try await client.get("/v1/assets/\(segment(asset.localIdentifier))/thumbnail?size=32&mode=fit")
-            #expect(moved.header("Location") != location)
+            // (The server sees the commit within milliseconds: its feed follows the library's notification.)
+            #expect(await waitUntil {
+                let moved = try? await client.get("/v1/assets/\(segment(asset.localIdentifier))/thumbnail?size=32&mode=fit")
+                return moved?.header("Location").map { $0 != location } ?? false
+            })
+            #expect(await waitUntil { (try? await client.get(location).status) == 404 })
             try await client.get(location).expectError(404, "notFound")
         }
     }

@@ -30,13 +30,16 @@ struct AssetsController: Sendable {
         let path = try ObjectPath(context, actions: ["original", "thumbnail"])
         if path.action == "thumbnail" {
             guard let thumbnails else { throw APIError(.serviceUnavailable, "unavailable", "thumbnails are unavailable: libvips did not start") }
-            return try thumbnails.redirect(request, asset: try environment.reads.asset(path.identifier))
+            return try thumbnails.redirect(request, asset: try environment.headCache.asset(path.identifier, head: environment.feed.head.sequence))
         }
         _ = try QueryParameters(request, allowed: [])
-        let asset = try environment.reads.asset(path.identifier)
         if path.action == "original" {
-            return try OriginalResponse(files: environment.files).respond(to: request, asset: asset)
+            let head = environment.feed.head.sequence
+            let asset = try environment.headCache.asset(path.identifier, head: head)
+            let roots = try environment.headCache.roots(head: head).allowed
+            return try await OriginalResponse(files: environment.files, roots: roots).respond(to: request, asset: asset)
         }
+        let asset = try environment.reads.asset(path.identifier)
         guard request.method == .get else { throw APIError(.methodNotAllowed, "methodNotAllowed", "HEAD is for originals") }
         return JSONResponse.make(environment.reads.wire(asset, paths: try environment.reads.mirrorPaths()))
     }

@@ -56,16 +56,23 @@ struct ThumbnailsController: Sendable {
         if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
-        let asset = try environment.reads.asset(segments.joined(separator: "/"))
+        let asset = try environment.headCache.asset(segments.joined(separator: "/"), head: environment.feed.head.sequence)
         guard try sourceHash(of: asset) == hash else { throw .notFound("this rendition's source is no longer the asset's content") }
+        var fields = headers
+        fields[.contentType] = spec.mimeType
+        let key = "\(hash)/\(spec.fileName)"
+        if let bytes = environment.renditions.bytes(for: key) {
+            environment.metrics.renditionServed(rendered: false)
+            return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+        }
         let result = try await render(asset, spec: spec)
         guard result.sourceContentHash == hash, let data = result.content.data else {
             throw .notFound("this rendition's source is no longer the asset's content")
         }
         environment.metrics.renditionServed(rendered: result.source == .rendered)
-        var fields = headers
-        fields[.contentType] = spec.mimeType
-        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        let bytes = ByteBuffer(bytes: data)
+        environment.renditions.store(bytes, for: key)
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
     }
 
     private func render(_ asset: Asset, spec: RenditionSpec) async throws(APIError) -> ImageResult {

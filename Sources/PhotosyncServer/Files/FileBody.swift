@@ -5,14 +5,27 @@ import NIOPosix
 import Glibc
 #endif
 
-/// A response body read from an open file in chunks, on NIO's blocking-I/O thread pool (a read never blocks
-/// an event loop or the cooperative pool), so that memory stays at one chunk however large the file.
+/// A response body read from an open file on NIO's blocking-I/O thread pool (a read never blocks an event
+/// loop or the cooperative pool): up to ``wholeLimit`` in one read and one buffer (the response is then
+/// written in one piece), larger ranges in chunks, so that memory stays at one chunk however large the file.
 enum FileBody {
     static let chunkSize = 256 * 1024
+    static let wholeLimit = 1 << 20
 
     /// The bytes `range` of `file`.
-    static func make(_ file: OpenFile, range: ClosedRange<Int64>) -> ResponseBody {
+    ///
+    /// - Throws: ``APIError`` 503 when a small file can't be read whole (it shrank: being rewritten).
+    static func make(_ file: OpenFile, range: ClosedRange<Int64>) async throws(APIError) -> ResponseBody {
         let length = Int(range.upperBound - range.lowerBound + 1)
+        if length <= wholeLimit {
+            do {
+                let start = range.lowerBound
+                let buffer = try await NIOThreadPool.singleton.runIfActive { try read(file, count: length, at: start) }
+                return ResponseBody(byteBuffer: buffer)
+            } catch {
+                throw APIError(.serviceUnavailable, "unavailable", "the file changed while it was being read; retry", headers: [.retryAfter: "2"])
+            }
+        }
         return ResponseBody(contentLength: length) { writer in
             var offset = range.lowerBound
             while offset <= range.upperBound {

@@ -29,20 +29,13 @@ final class OpenFile: Sendable {
 struct LibraryFiles: Sendable {
     let library: PhotoLibrary
 
-    /// The resolved roots a served file must lie in.
-    func allowedRoots() -> [String] {
-        var roots = [library.url.appending(path: "originals").path]
-        roots += ((try? library.fetchMirrorRoots()) ?? []).map(\.path)
-        return roots.compactMap(Self.resolved)
-    }
-
-    /// Opens the original of `asset` for reading.
+    /// Opens the original of `asset` for reading, if it lies inside `roots` (resolved: see ``HeadCache``).
     ///
     /// - Throws: ``APIError``: 404 when the asset has no file, the file is gone, or it lies outside the
     ///   library and its mirrored folders (which a client can't tell from a missing file).
-    func openOriginal(of asset: Asset) throws(APIError) -> OpenFile {
+    func openOriginal(of asset: Asset, roots: [String]) throws(APIError) -> OpenFile {
         guard let url = asset.fileURL(in: library) else { throw .notFound("asset \(asset.localIdentifier) has no original file") }
-        return try open(url.path, roots: allowedRoots(), what: "the original of asset \(asset.localIdentifier)")
+        return try open(url.path, roots: roots, what: "the original of asset \(asset.localIdentifier)")
     }
 
     /// Opens `path` if it is a regular file inside `roots`.

@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import PhotoLibrary
 
-/// `GET /v1/assets/{id}/original`: the original's bytes, streamed from disk.
+/// `GET /v1/assets/{id}/original`: the original's bytes, streamed from disk (read in one piece up to 1 MiB).
 ///
 /// `Content-Type` from the asset's type, a strong `ETag` (the content hash, `"<xxh3-128>"`), `Accept-Ranges`
 /// with single byte ranges (`206`, `416` past the end; `If-Range`), `If-None-Match` → `304`, and
@@ -12,8 +12,10 @@ import PhotoLibrary
 /// `Retry-After`, so that the ETag never names other bytes.
 struct OriginalResponse {
     let files: LibraryFiles
+    /// The resolved roots a served file must lie in.
+    let roots: [String]
 
-    func respond(to request: Request, asset: Asset) throws(APIError) -> Response {
+    func respond(to request: Request, asset: Asset) async throws(APIError) -> Response {
         guard let hash = asset.contentHash else { throw .notFound("asset \(asset.localIdentifier) has no content hash yet") }
         let tag = EntityTag.strong(hash)
         var headers = HTTPFields()
@@ -23,7 +25,7 @@ struct OriginalResponse {
         if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
-        let file = try files.openOriginal(of: asset)
+        let file = try files.openOriginal(of: asset, roots: roots)
         guard file.size == asset.fileSize else {
             throw APIError(.serviceUnavailable, "unavailable", "the original of \(asset.localIdentifier) is changing on disk; retry shortly",
                            headers: [.retryAfter: "2"])
@@ -50,7 +52,7 @@ struct OriginalResponse {
             headers[.contentLength] = String(file.size == 0 ? 0 : bytes.count)
             return Response(status: status, headers: headers)
         }
-        return Response(status: status, headers: headers, body: FileBody.make(file, range: bytes))
+        return Response(status: status, headers: headers, body: try await FileBody.make(file, range: bytes))
     }
 
     /// `inline; filename="…"`, with the UTF-8 name in `filename*` (RFC 6266) when it isn't plain ASCII.

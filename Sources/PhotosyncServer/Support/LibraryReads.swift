@@ -10,15 +10,10 @@ struct LibraryReads: Sendable {
     ///
     /// - Throws: ``APIError``: 404 for an unknown identifier.
     func asset(_ identifier: String) throws(APIError) -> Asset {
-        do {
-            let result = try library.fetchAssets(withLocalIdentifiers: [identifier])
-            guard result.count == 1 else { throw APIError.notFound("no asset with identifier \(identifier)") }
-            return try result.object(at: 0)
-        } catch let error as APIError {
-            throw error
-        } catch {
-            throw APIError(error as? PhotoLibraryError ?? .database(code: 0, message: "\(error)"))
-        }
+        let found: Asset?
+        do throws(PhotoLibraryError) { found = try library.asset(withLocalIdentifier: identifier) } catch { throw APIError(error) }
+        guard let found else { throw .notFound("no asset with identifier \(identifier)") }
+        return found
     }
 
     /// The assets with these identifiers, in that order.

@@ -9,6 +9,10 @@ struct ServerEnvironment: Sendable {
     let pages: ChangePages
     let metrics: ServerMetrics
     let logger: Logger
+    /// Library reads of the byte routes, until the head moves.
+    let headCache: HeadCache
+    /// Hot renditions' bytes.
+    let renditions = RenditionMemory()
 
     var reads: LibraryReads { LibraryReads(library: library) }
     var files: LibraryFiles { LibraryFiles(library: library) }
