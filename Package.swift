@@ -126,9 +126,12 @@ let package = Package(
         .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
 
         // Layer 3: the HTTP API over a library (Hummingbird 2): the changes feed, queries, bytes and writes.
+        // CServerIO: preadv2(RWF_NOWAIT), which Glibc's Swift module doesn't declare (it needs _GNU_SOURCE).
+        .target(name: "CServerIO"),
         .target(
             name: "PhotosyncServer",
             dependencies: [
+                "CServerIO",
                 "PhotoLibrary",
                 "PhotosyncWire",
                 "SyncWorker",

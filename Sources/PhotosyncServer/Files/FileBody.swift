@@ -1,3 +1,4 @@
+import CServerIO
 import Hummingbird
 import NIOCore
 import NIOPosix
@@ -5,9 +6,11 @@ import NIOPosix
 import Glibc
 #endif
 
-/// A response body read from an open file on NIO's blocking-I/O thread pool (a read never blocks an event
-/// loop or the cooperative pool): up to ``wholeLimit`` in one read and one buffer (the response is then
-/// written in one piece), larger ranges in chunks, so that memory stays at one chunk however large the file.
+/// A response body read from an open file without ever blocking an event loop or the cooperative pool: up to
+/// ``wholeLimit`` in one buffer (the response is then written in one piece), larger ranges in chunks, so
+/// that memory stays at one chunk however large the file. What the page cache holds already is read at once
+/// (`preadv2` with `RWF_NOWAIT`: it never waits for the disk); anything else is read on NIO's blocking-I/O
+/// thread pool.
 enum FileBody {
     static let chunkSize = 256 * 1024
     static let wholeLimit = 1 << 20
@@ -20,6 +23,7 @@ enum FileBody {
         if length <= wholeLimit {
             do {
                 let start = range.lowerBound
+                if let cached = cachedRead(file, count: length, at: start) { return ResponseBody(byteBuffer: cached) }
                 let buffer = try await NIOThreadPool.singleton.runIfActive { try read(file, count: length, at: start) }
                 return ResponseBody(byteBuffer: buffer)
             } catch {
@@ -39,6 +43,26 @@ enum FileBody {
             }
             try await writer.finish(nil)
         }
+    }
+
+    /// Exactly `count` bytes at `offset` if the page cache holds them all; nil if any would need the disk.
+    private static func cachedRead(_ file: OpenFile, count: Int, at offset: Int64) -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        var complete = true
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            var done = 0
+            while done < count {
+                let result = photosync_pread_cached(file.descriptor, pointer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if result < 0 && errno == EINTR { continue }
+                guard result > 0 else {
+                    complete = false
+                    break
+                }
+                done += result
+            }
+            return complete ? count : 0
+        }
+        return complete ? buffer : nil
     }
 
     /// Reads exactly `count` bytes at `offset` (a file that shrank meanwhile is an error: the response
