@@ -147,7 +147,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("openapi.json")],
+            resources: [.embedInCode("openapi.json"), .embedInCode("Gallery/Static")],
             swiftSettings: strict
         ),
 
