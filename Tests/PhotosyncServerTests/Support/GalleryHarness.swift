@@ -95,6 +95,22 @@ extension BrowserPage {
         await waitUntil(seconds: seconds) { (try? await evaluate("Boolean(\(condition))").bool) == true }
     }
 
+    /// Expects a JavaScript condition to come true within `seconds`; if it doesn't, the issue says how the
+    /// page is doing.
+    @discardableResult
+    func expect(_ condition: String, seconds: Double = 20, _ message: String = "", sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        if await waitFor(condition, seconds: seconds) { return true }
+        Issue.record("never true: \(condition)\n\(message)\npage: \(await state())", sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// How the page says it is doing (its <body> data attributes, the tiles, the URL), for failure messages.
+    func state() async -> String {
+        let value = try? await evaluate(
+            "JSON.stringify({ ...document.body.dataset, tiles: document.querySelectorAll('.tile').length, hash: location.hash })")
+        return "\(value?.string ?? "?"); exceptions: \(exceptions)"
+    }
+
     /// The timeline's tiles, in page order: (identifier, mirrored path).
     func tiles(in container: String = "#timeline") async throws -> [(id: String, path: String)] {
         let value = try await evaluate("[...document.querySelectorAll('\(container) .tile')].map((t) => [t.dataset.id, t.dataset.path ?? ''])")

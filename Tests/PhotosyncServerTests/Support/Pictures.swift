@@ -26,24 +26,32 @@ enum Pictures {
         let seed: Int
     }
 
-    /// Writes the pictures into `folder` (in a staging folder first, then moved in: the watcher sees
-    /// finished files).
-    static func make(_ specs: [Spec], in folder: URL, width: Int = 640, height: Int = 427) throws {
+    /// Writes the pictures into `folder` (made in a staging folder beside it first, then moved in: the
+    /// watcher sees finished files).
+    static func make(_ specs: [Spec], in folder: URL) throws {
+        let staged = try stage(specs, beside: folder)
+        defer { try? FileManager.default.removeItem(at: staged) }
+        for spec in specs {
+            try FileManager.default.moveItem(at: staged.appending(path: spec.name), to: folder.appending(path: spec.name))
+        }
+    }
+
+    /// Makes the pictures in a new staging folder beside `folder` (the same file system, so moving one in is
+    /// a rename); its URL. The caller removes it.
+    static func stage(_ specs: [Spec], beside folder: URL, width: Int = 640, height: Int = 427) throws -> URL {
         let staging = folder.deletingLastPathComponent().appending(path: ".staging-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: staging) }
         var exiftool = ["-q", "-overwrite_original"]
         for (index, spec) in specs.enumerated() {
             let raw = staging.appending(path: "\(index).ppm")
             try landscape(seed: spec.seed, width: width, height: height).write(to: raw)
             try run("/usr/bin/vips", ["copy", raw.path, staging.appending(path: spec.name).path + "[Q=88,strip]"])
+            try FileManager.default.removeItem(at: raw)
             if index > 0 { exiftool.append("-execute") }
             exiftool += ["-DateTimeOriginal=\(spec.taken)", "-OffsetTimeOriginal=+01:00", staging.appending(path: spec.name).path]
         }
         try run("/usr/bin/exiftool", exiftool)
-        for spec in specs {
-            try FileManager.default.moveItem(at: staging.appending(path: spec.name), to: folder.appending(path: spec.name))
-        }
+        return staging
     }
 
     /// One landscape as a binary PPM.
