@@ -66,6 +66,46 @@ import Testing
         }
     }
 
+    @Test("What is on screen stays put while the page changes above it: a day added at the top, a day emptied above")
+    func keepsScrollPosition() async throws {
+        try await GalleryHarness.with(Self.pictures) { bench in
+            let page = try await bench.open(width: 800, height: 400)
+            await page.expect("document.body.dataset.feed === 'live' && document.querySelectorAll('#timeline .tile').length === 6")
+            let top = "Math.round(document.querySelector('.tile[data-path=\"june1-b.jpg\"]').getBoundingClientRect().top)"
+            await page.settle()
+            _ = try await page.evaluate("window.scrollBy(0, \(top) - 150)")
+            #expect(try await page.evaluate(top) == 150, "the page can't be scrolled there")
+            try Pictures.make([Pictures.Spec(name: "dropped.jpg", taken: "2024:06:20 10:00:00", seed: 6)], in: bench.folder)
+            await page.expect("document.querySelector('.tile[data-path=\"dropped.jpg\"] img')?.complete")
+            await page.settle()
+            let afterAdding = try await page.evaluate(top)
+            #expect(afterAdding == 150, "a day added above moved the photos on screen (to \(afterAdding))")
+            _ = try await page.evaluate("window.scrollBy(0, \(top) - 150)")
+            try FileManager.default.removeItem(at: bench.folder.appending(path: "june15.jpg"))
+            await page.expect("!document.querySelector('.tile[data-path=\"june15.jpg\"]')")
+            let afterRemoving = try await page.evaluate(top)
+            #expect(afterRemoving == 150, "a day emptied above moved the photos on screen (to \(afterRemoving))")
+            #expect(page.exceptions.isEmpty, "\(page.exceptions)")
+        }
+    }
+
+    @Test("The server restarts: the page reconnects by itself and shows what changed meanwhile, without a reload")
+    func reconnects() async throws {
+        try await GalleryHarness.with(Array(Self.pictures.prefix(2))) { bench in
+            let page = try await bench.open()
+            await page.expect("document.body.dataset.feed === 'live' && document.querySelectorAll('#timeline .tile').length === 2")
+            _ = try await page.evaluate("window.notReloaded = true")
+            await bench.stopDaemon()
+            await page.expect("document.body.dataset.feed !== 'live'", "the page did not notice the server had gone")
+            try Pictures.make([Pictures.Spec(name: "meanwhile.jpg", taken: "2024:06:01 21:00:00", seed: 10)], in: bench.folder)
+            try await bench.startDaemon()
+            await page.expect("document.querySelector('.tile[data-path=\"meanwhile.jpg\"]') && document.body.dataset.feed === 'live'", seconds: 40)
+            #expect(try await page.evaluate("window.notReloaded === true") == true, "the page was reloaded")
+            #expect(try await page.evaluate("document.body.dataset.recoveries") == .null, "the page read the whole state again")
+            #expect(page.exceptions.isEmpty, "\(page.exceptions)")
+        }
+    }
+
     @Test("The asset view: opened from a tile with the original, arrows step through the library, Escape closes and gives the focus back")
     func assetView() async throws {
         try await GalleryHarness.with(Self.pictures) { bench in

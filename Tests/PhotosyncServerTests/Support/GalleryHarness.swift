@@ -1,5 +1,6 @@
 import Foundation
 import PhotosyncWire
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -7,18 +8,31 @@ import Glibc
 
 /// The gallery's test bench: a folder of pictures, the built `photosync` watching it and serving the library
 /// (`watch DIR --serve 127.0.0.1:0`, a subprocess), and headless Chromium with a profile of its own.
-struct GalleryHarness: Sendable {
+final class GalleryHarness: Sendable {
     let directory: URL
     let folder: URL
     let library: String
-    let daemon: Processes.Running
     let client: Client
     let browser: Chromium
     /// The secret of the key the server needs, if it needs one.
     let secret: String?
+    private let arguments: [String]
+    private let daemon: Mutex<Processes.Running?>
 
     /// The settle interval the daemon runs with (seconds).
     static let settle = 0.5
+
+    private init(directory: URL, folder: URL, library: String, arguments: [String], daemon: Processes.Running, client: Client,
+                 browser: Chromium, secret: String?) {
+        self.directory = directory
+        self.folder = folder
+        self.library = library
+        self.arguments = arguments
+        self.daemon = Mutex(daemon)
+        self.client = client
+        self.browser = browser
+        self.secret = secret
+    }
 
     /// Runs `body` with a bench whose folder holds `pictures` (all in the library before `body` starts),
     /// then stops the browser and the daemon and removes the files.
@@ -32,7 +46,7 @@ struct GalleryHarness: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         try Pictures.make(pictures, in: folder)
         let library = directory.appending(path: "Library.photosync").path
-        var arguments = ["--library", library, "watch", folder.path, "--settle", String(settle), "--serve", "127.0.0.1:0"]
+        var arguments = ["--library", library, "watch", folder.path, "--settle", String(settle)]
         var secret: String?
         if needsKey {
             let keys = directory.appending(path: "keys").path
@@ -41,9 +55,9 @@ struct GalleryHarness: Sendable {
             secret = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             arguments += ["--auth-file", keys]
         }
-        let (daemon, client) = try await ServeCommandTests.start(arguments, directory: directory)
+        let (daemon, client) = try await ServeCommandTests.start(arguments + ["--serve", "127.0.0.1:0"], directory: directory)
         let harness = GalleryHarness(
-            directory: directory, folder: folder, library: library, daemon: daemon, client: client.with(key: secret),
+            directory: directory, folder: folder, library: library, arguments: arguments, daemon: daemon, client: client.with(key: secret),
             browser: try Chromium.launch(profile: directory.appending(path: "profile")), secret: secret)
         do {
             try #require(await harness.waitForAssets(pictures.count), "the daemon never mirrored the pictures: \(daemon.stderr.text)")
@@ -58,8 +72,21 @@ struct GalleryHarness: Sendable {
 
     private func stop() async {
         await browser.close()
-        daemon.signal(SIGTERM)
-        _ = await daemon.exitStatus()
+        await stopDaemon()
+    }
+
+    /// Stops the daemon (SIGTERM) and waits for its exit.
+    func stopDaemon() async {
+        guard let running = daemon.withLock({ $0.take() }) else { return }
+        running.signal(SIGTERM)
+        _ = await running.exitStatus()
+    }
+
+    /// Starts the daemon again, on the port it had.
+    func startDaemon() async throws {
+        let port = try #require(client.base.split(separator: ":").last)
+        let (running, _) = try await ServeCommandTests.start(arguments + ["--serve", "127.0.0.1:\(port)"], directory: directory)
+        daemon.withLock { $0 = running }
     }
 
     /// Whether the library comes to hold `count` assets (within 30 s).
@@ -126,9 +153,17 @@ extension BrowserPage {
         }
     }
 
+    /// Waits until the tiles' arrival has played out (it scales them: their boxes move meanwhile); the
+    /// placeholders' shimmer plays for ever.
+    func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+        await expect("document.getAnimations().every((a) => a.effect?.getTiming().iterations === Infinity || a.playState === 'finished')",
+                     sourceLocation: sourceLocation)
+    }
+
     /// Takes a screenshot into `file` and checks it shows something: decoded by vips, of the viewport's
     /// size, and not one colour.
     func screenshot(to file: URL, width: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await settle(sourceLocation: sourceLocation)
         try await screenshot().write(to: file)
         let header = try await Processes.run(URL(fileURLWithPath: "/usr/bin/vipsheader"), ["-f", "width", file.path])
         #expect(header.status == 0 && Int(header.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == width,
