@@ -106,12 +106,39 @@ import Testing
         }
     }
 
+    @Test("A day's photos are read when it nears the screen: of many days, those far below wait until scrolled to")
+    func lazyDays() async throws {
+        let days = (1...24).map { day in
+            Pictures.Spec(name: String(format: "day%02d.jpg", day), taken: String(format: "2024:03:%02d 12:00:00", day), seed: day)
+        }
+        try await GalleryHarness.with(days, size: (160, 107)) { bench in
+            let page = try await bench.open()
+            await page.expect("document.body.dataset.feed === 'live' && document.querySelectorAll('#timeline .moment').length === 24")
+            let reads = "performance.getEntriesByType('resource').filter((e) => /\\/v1\\/albums\\/[^?]+\\/assets/.test(e.name)).length"
+            let pending = "document.querySelectorAll('#timeline .grid.pending').length"
+            await page.expect("\(reads) > 0 && \(reads) + \(pending) === 24", "the days near the screen were not read")
+            let first = try await page.evaluate(reads).int ?? 0
+            #expect(first < 24, "every day was read at once")
+            #expect(try await page.evaluate("document.querySelector('#library-count').textContent") == "24 items")
+            // Scrolled down a screen at a time (the days come into reach as it goes): every day read once.
+            await page.expect("(window.scrollBy(0, window.innerHeight), \(pending) === 0)", seconds: 30)
+            await page.expect("document.querySelectorAll('#timeline .tile').length === 24")
+            #expect(try await page.evaluate(reads).int == 24, "a day was read more than once")
+            #expect(page.exceptions.isEmpty, "\(page.exceptions)")
+        }
+    }
+
     @Test("The asset view: opened from a tile with the original, arrows step through the library, Escape closes and gives the focus back")
     func assetView() async throws {
         try await GalleryHarness.with(Self.pictures) { bench in
             let page = try await bench.open()
             await page.expect("document.querySelectorAll('#timeline .tile').length === 6 && document.body.dataset.feed === 'live'")
             let tiles = try await page.tiles()
+            let clip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appending(path: "PhotoImagingTests/Fixtures/clip.mp4")
+            try FileManager.default.copyItem(at: clip, to: bench.folder.appending(path: "clip.mp4"))
+            await page.expect("document.querySelector('.tile[data-path=\"clip.mp4\"] .badge')?.textContent.startsWith('▶')",
+                              "the video's tile has no duration badge")
             _ = try await page.evaluate("document.querySelector('#timeline .tile a').focus(); document.querySelector('#timeline .tile a').click()")
             await page.expect("document.querySelector('#viewer').open && document.querySelector('.viewer-image')?.naturalWidth > 0")
             let source = try await page.evaluate("document.querySelector('.viewer-image').getAttribute('src')").string ?? ""
@@ -127,6 +154,15 @@ import Testing
             try await page.press("i", code: 73)
             await page.expect("!document.querySelector('#viewer-info').hidden && document.querySelector('#viewer-info').textContent.includes('june8-b.jpg')")
             try await page.screenshot(to: bench.screenshots.appending(path: "gallery-viewer.png"), width: 1280)
+            // The last asset: the video (no date: the Undated moment, last), played from its original.
+            try await page.press("End", code: 35)
+            await page.expect("document.querySelector('.viewer-stage video')?.readyState >= 2 && !document.querySelector('.viewer-stage video').error",
+                              "the video does not play from its original")
+            #expect(try await page.evaluate("document.querySelector('.viewer-stage video').getAttribute('src')").string?.hasSuffix("/original") == true)
+            try await page.press("Home", code: 36)
+            await page.expect("document.querySelector('#viewer').dataset.id === \(JSONValue.string(tiles[0].id))")
+            try await page.press("ArrowRight", code: 39)
+            await page.expect("document.querySelector('#viewer').dataset.id === \(JSONValue.string(tiles[1].id))")
             try await page.press("Escape", code: 27)
             await page.expect("!document.querySelector('#viewer').open && ['', '#/'].includes(location.hash)")
             await page.expect("document.activeElement?.closest('.tile')?.dataset.id === \(JSONValue.string(tiles[1].id))",

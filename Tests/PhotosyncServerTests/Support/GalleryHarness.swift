@@ -37,14 +37,15 @@ final class GalleryHarness: Sendable {
     /// Runs `body` with a bench whose folder holds `pictures` (all in the library before `body` starts),
     /// then stops the browser and the daemon and removes the files.
     static func with(
-        _ pictures: [Pictures.Spec], needsKey: Bool = false, _ body: (GalleryHarness) async throws -> Void
+        _ pictures: [Pictures.Spec], size: (width: Int, height: Int) = (640, 427), needsKey: Bool = false,
+        _ body: (GalleryHarness) async throws -> Void
     ) async throws {
         try #require(Chromium.isInstalled, "Debian's chromium is needed (scripts/install-system-packages installs it)")
         let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-gallery-\(UUID().uuidString)")
         let folder = directory.appending(path: "Pictures")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Pictures.make(pictures, in: folder)
+        try Pictures.make(pictures, in: folder, width: size.width, height: size.height)
         let library = directory.appending(path: "Library.photosync").path
         var arguments = ["--library", library, "watch", folder.path, "--settle", String(settle)]
         var secret: String?

@@ -28,8 +28,8 @@ enum Pictures {
 
     /// Writes the pictures into `folder` (made in a staging folder beside it first, then moved in: the
     /// watcher sees finished files).
-    static func make(_ specs: [Spec], in folder: URL) throws {
-        let staged = try stage(specs, beside: folder)
+    static func make(_ specs: [Spec], in folder: URL, width: Int = 640, height: Int = 427) throws {
+        let staged = try stage(specs, beside: folder, width: width, height: height)
         defer { try? FileManager.default.removeItem(at: staged) }
         for spec in specs {
             try FileManager.default.moveItem(at: staged.appending(path: spec.name), to: folder.appending(path: spec.name))
