@@ -78,6 +78,31 @@ import Testing
         }
     }
 
+    @Test("An empty original is an empty 200 (HEAD: length 0); any range of it a 416")
+    func emptyOriginal() async throws {
+        try await Self.mirroredServer(count: 0) { server, folder, _ in
+            let file = folder.appending(path: "empty.jpg")
+            try Data().write(to: file)
+            let id = try await server.library.performChanges { () -> String in
+                let request = AssetChangeRequest.creationRequestForAsset(
+                    fromFileAt: file, options: AssetCreationOptions(storage: .referenced, contentHash: String(repeating: "0", count: 32), fileSize: 0))
+                request.mediaType = .image
+                return request.placeholderForCreatedAsset!.localIdentifier
+            }
+            let client = Client(server)
+            let path = "/v1/assets/\(segment(id))/original"
+            let reply = try await client.get(path)
+            #expect(reply.status == 200 && reply.body.isEmpty)
+            let head = try await client.send(.HEAD, path)
+            #expect(head.status == 200 && head.header("Content-Length") == "0")
+            for range in ["bytes=0-", "bytes=-1", "bytes=0-0"] {
+                let past = try await client.get(path, headers: [("Range", range)])
+                try past.expectError(416, "rangeNotSatisfiable")
+                #expect(past.header("Content-Range") == "bytes */0")
+            }
+        }
+    }
+
     @Test("A copied original is served from the library's originals store")
     func copiedOriginal() async throws {
         try await withServer { server in
