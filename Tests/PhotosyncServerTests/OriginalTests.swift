@@ -78,6 +78,31 @@ import Testing
         }
     }
 
+    @Test("An empty original is an empty 200 (HEAD: length 0); any range of it a 416")
+    func emptyOriginal() async throws {
+        try await Self.mirroredServer(count: 0) { server, folder, _ in
+            let file = folder.appending(path: "empty.jpg")
+            try Data().write(to: file)
+            let id = try await server.library.performChanges { () -> String in
+                let request = AssetChangeRequest.creationRequestForAsset(
+                    fromFileAt: file, options: AssetCreationOptions(storage: .referenced, contentHash: String(repeating: "0", count: 32), fileSize: 0))
+                request.mediaType = .image
+                return request.placeholderForCreatedAsset!.localIdentifier
+            }
+            let client = Client(server)
+            let path = "/v1/assets/\(segment(id))/original"
+            let reply = try await client.get(path)
+            #expect(reply.status == 200 && reply.body.isEmpty)
+            let head = try await client.send(.HEAD, path)
+            #expect(head.status == 200 && head.header("Content-Length") == "0")
+            for range in ["bytes=0-", "bytes=-1", "bytes=0-0"] {
+                let past = try await client.get(path, headers: [("Range", range)])
+                try past.expectError(416, "rangeNotSatisfiable")
+                #expect(past.header("Content-Range") == "bytes */0")
+            }
+        }
+    }
+
     @Test("A copied original is served from the library's originals store")
     func copiedOriginal() async throws {
         try await withServer { server in
@@ -137,6 +162,36 @@ import Testing
                 try reply.expectError(404, "notFound")
                 #expect(!reply.text.contains("SSSS"))
             }
+        }
+    }
+
+    @Test("A thumbnail is never rendered from a file a planted symbolic link points to (outside the folder)")
+    func plantedSymbolicLinksAndThumbnails() async throws {
+        try await withServer { server in
+            let client = Client(server)
+            let folder = server.directory.appending(path: "Pictures")
+            try FileManager.default.createDirectory(at: folder.appending(path: "Trip"), withIntermediateDirectories: true)
+            try Fixtures.sample("Family/IMG_2001.jpg").write(to: folder.appending(path: "top.jpg"))
+            try Fixtures.sample("Family/IMG_2002.jpg").write(to: folder.appending(path: "Trip/inside.jpg"))
+            _ = try await FolderMirror(library: server.library, root: folder).scan()
+            let assets = try await client.get("/v1/assets").decode(Wire.AssetPage.self).assets
+            // Outside the folder: private photos, exact copies of the mirrored files (same sizes), renderable.
+            let outside = server.directory.appending(path: "Private")
+            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: folder.appending(path: "top.jpg"), to: outside.appending(path: "secret.jpg"))
+            try FileManager.default.copyItem(at: folder.appending(path: "Trip/inside.jpg"), to: outside.appending(path: "inside.jpg"))
+            try FileManager.default.removeItem(at: folder.appending(path: "top.jpg"))
+            try FileManager.default.createSymbolicLink(at: folder.appending(path: "top.jpg"), withDestinationURL: outside.appending(path: "secret.jpg"))
+            try FileManager.default.removeItem(at: folder.appending(path: "Trip"))
+            try FileManager.default.createSymbolicLink(at: folder.appending(path: "Trip"), withDestinationURL: outside)
+            for asset in assets {
+                let redirect = try await client.get("/v1/assets/\(segment(asset.localIdentifier))/thumbnail?size=24")
+                let location = try #require(redirect.header("Location"), "\(redirect.status) \(redirect.text)")
+                let reply = try await client.get(location)
+                try reply.expectError(404, "notFound")
+                #expect(reply.header("Content-Type")?.hasPrefix("image/") != true, "\(asset.originalFilename): rendered from outside")
+            }
+            #expect(try await metric(client, "photosync_thumbnail_renders_total") ?? 0 == 0)
         }
     }
 }

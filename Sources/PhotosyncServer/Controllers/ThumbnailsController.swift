@@ -31,17 +31,43 @@ struct ThumbnailsController: Sendable {
         return Response(status: .found, headers: [.location: location, .cacheControl: "no-cache"])
     }
 
-    /// The hash of the file a rendition of the asset's current version is made from.
-    private func sourceHash(of asset: Asset) throws(APIError) -> String {
+    /// The file a rendition of the asset's current version is made from (its edit when it has one), and that
+    /// file's hash.
+    private func source(of asset: Asset) throws(APIError) -> (hash: String, file: URL?) {
         if asset.hasAdjustments {
             do {
-                if let edit = try environment.library.fetchAdjustment(for: asset) { return edit.renderedContentHash }
+                if let edit = try environment.library.fetchAdjustment(for: asset) { return (edit.renderedContentHash, edit.renderedFileURL) }
             } catch {
                 throw APIError(error)
             }
         }
         guard let hash = asset.contentHash else { throw .notFound("asset \(asset.localIdentifier) has no content hash yet") }
-        return hash
+        return (hash, asset.fileURL(in: environment.library))
+    }
+
+    private func sourceHash(of asset: Asset) throws(APIError) -> String { try source(of: asset).hash }
+
+    /// Checks, before a render, that the file it reads is served by the same rule as an original (see
+    /// ``LibraryFiles``): a regular file, reached without a final symbolic link, inside the library's store
+    /// or a mirrored folder. The image manager opens the file by its path: a symbolic link planted in the
+    /// watched folder (in place of the file or of a directory above it) must not make it render a file
+    /// outside. 404, like an original that isn't available.
+    ///
+    /// The image manager opens the path again after this check: a link planted in between, and removed
+    /// again before ``confirmUnchanged(_:file:)``, is the remaining window.
+    private func confinedSource(of asset: Asset) throws(APIError) -> (file: OpenFile, path: String) {
+        guard let url = try source(of: asset).file else { throw .notFound("asset \(asset.localIdentifier) has no file") }
+        let roots = try environment.headCache.roots(head: environment.feed.head.sequence).allowed
+        let what = "the file of asset \(asset.localIdentifier)"
+        return (try environment.files.open(url.path, roots: roots, what: what), url.path)
+    }
+
+    /// After a render: the file at the source's path is still the one checked before it (a link planted
+    /// meanwhile makes it another).
+    private func confirmUnchanged(_ checked: (file: OpenFile, path: String), asset: Asset) throws(APIError) {
+        let roots = try environment.headCache.roots(head: environment.feed.head.sequence).allowed
+        let again = try environment.files.open(checked.path, roots: roots, what: "the file of asset \(asset.localIdentifier)")
+        guard LibraryFiles.sameFile(again, checked.file) else { throw .notFound("the file of asset \(asset.localIdentifier) is not available") }
     }
 
     /// `GET /v1/renditions/{id}/{hash}/{spec}`: the rendition's bytes, immutable.
@@ -65,7 +91,9 @@ struct ThumbnailsController: Sendable {
             environment.metrics.renditionServed(rendered: false)
             return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
         }
+        let checked = try confinedSource(of: asset)
         let result = try await render(asset, spec: spec)
+        try confirmUnchanged(checked, asset: asset)
         guard result.sourceContentHash == hash, let data = result.content.data else {
             throw .notFound("this rendition's source is no longer the asset's content")
         }

@@ -50,6 +50,13 @@ struct LibraryFiles: Sendable {
         return file
     }
 
+    /// Whether two open files are the same file (device and inode).
+    static func sameFile(_ first: OpenFile, _ second: OpenFile) -> Bool {
+        var a = stat(), b = stat()
+        guard fstat(first.descriptor, &a) == 0, fstat(second.descriptor, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// The size of a regular file; nil for anything else.
     private static func size(of descriptor: Int32) -> Int64? {
         var info = stat()

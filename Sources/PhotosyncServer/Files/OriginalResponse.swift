@@ -44,12 +44,16 @@ struct OriginalResponse {
             status = .partialContent
             bytes = part
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(file.size)"
+        case .whole where file.size == 0:
+            // Nothing to read (and no closed range of no bytes).
+            headers[.contentLength] = "0"
+            return Response(status: .ok, headers: headers, body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer()))
         case .whole:
             status = .ok
             bytes = 0...(file.size - 1)
         }
-        if request.method == .head || file.size == 0 {
-            headers[.contentLength] = String(file.size == 0 ? 0 : bytes.count)
+        if request.method == .head {
+            headers[.contentLength] = String(bytes.count)
             return Response(status: status, headers: headers)
         }
         return Response(status: status, headers: headers, body: try await FileBody.make(file, range: bytes))
