@@ -19,7 +19,7 @@ struct GalleryController: Sendable {
 
     static let immutable = "public, max-age=31536000, immutable"
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; "
         + "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     func addRoutes(to open: RouterGroup<APIRequestContext>) {

@@ -30,7 +30,7 @@ const timeline = new Timeline($('#timeline'), library, { onProblem: showProblem 
 const albumsView = new AlbumsView(views.albums, library, { onProblem: showProblem });
 const albumView = new AlbumView(views.album, library, { onProblem: showProblem });
 const viewer = new Viewer($('#viewer'), library, { onClose: closeViewer });
-const feed = new Feed(library, { onKeyNeeded: (error) => keys.ask(error) });
+const feed = new Feed(library, { onKeyNeeded: askForKey });
 new snapshot.Keeper(library);
 
 /** Runs a request, asking for the key (and trying again) as long as the server wants one. */
@@ -40,8 +40,17 @@ async function withKey(operation) {
       return await operation();
     } catch (error) {
       if (!error.isKeyError) throw error;
-      await keys.ask(error);
+      await askForKey(error);
     }
+  }
+}
+
+/** Asks for a key; once one is kept, the images that failed without it are asked for again. */
+async function askForKey(error) {
+  await keys.ask(error);
+  for (const image of document.querySelectorAll('.no-thumbnail img, .no-cover img')) {
+    const source = image.getAttribute('src');
+    if (source) image.src = source;
   }
 }
 

@@ -117,13 +117,13 @@ export class Feed extends EventTarget {
       }
       this.#status('offline', { message: error.message });
       await sleep(this.retryDelay);
-      this.retryDelay = Math.min(30000, this.retryDelay * 2);
+      this.retryDelay = Math.min(10000, this.retryDelay * 2);
       if (epoch === this.epoch) this.#diagnose(epoch);
       return;
     }
     // The history continues from the token: the refusal was passing (a restart, an overloaded server).
     await sleep(this.retryDelay);
-    this.retryDelay = Math.min(30000, this.retryDelay * 2);
+    this.retryDelay = Math.min(10000, this.retryDelay * 2);
     if (epoch === this.epoch) this.#open(token);
   }
 

@@ -75,7 +75,7 @@ export async function clear() {
  * hidden; one write at a time.
  */
 export class Keeper {
-  constructor(library, { delay = 300 } = {}) {
+  constructor(library, { delay = 1000 } = {}) {
     this.library = library;
     this.delay = delay;
     this.timer = null;
