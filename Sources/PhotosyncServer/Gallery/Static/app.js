@@ -47,7 +47,10 @@ async function withKey(operation) {
 
 /** Asks for a key; once one is kept, the images that failed without it are asked for again. */
 async function askForKey(error) {
+  const before = body.dataset.feed;
+  showStatus('locked');
   await keys.ask(error);
+  if (body.dataset.feed === 'locked') showStatus(before === 'locked' ? 'starting' : before);
   for (const image of document.querySelectorAll('.no-thumbnail img, .no-cover img')) {
     const source = image.getAttribute('src');
     if (source) image.src = source;
@@ -74,13 +77,13 @@ const statusText = {
   recovering: 'Catching up…', locked: 'Key needed',
 };
 const live = $('#live');
-feed.addEventListener('status', (event) => {
-  const { state } = event.detail;
+function showStatus(state) {
   body.dataset.feed = state;
   live.querySelector('.live-text').textContent = statusText[state] ?? state;
   live.title = state === 'live' ? 'Changes to the library show here as they happen' : '';
   if (state === 'live') problem.hidden = true;
-});
+}
+feed.addEventListener('status', (event) => showStatus(event.detail.state));
 feed.addEventListener('applied', (event) => {
   const { inserted, deleted, changes } = event.detail;
   body.dataset.changes = String(Number(body.dataset.changes ?? 0) + changes);

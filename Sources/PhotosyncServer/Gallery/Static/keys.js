@@ -25,7 +25,6 @@ export class KeyDialog {
     this.waiting ??= new Promise((resolve) => {
       this.resolve = resolve;
       this.input.value = '';
-      document.body.dataset.feed = 'locked';
       this.dialog.showModal();
       this.input.focus();
     });
