@@ -10,6 +10,7 @@
 //   longer reaches the token) or 400 `tokenInvalid` (another library's, or one ahead of it): the state is
 //   read again and followed from its new token; 401 or 403: the key is asked for; anything else (the
 //   server is down): tried again, less and less often.
+// - A change that can't be applied (not for want of the network) is not skipped: the state is read again.
 
 import * as api from './api.js';
 
@@ -61,7 +62,17 @@ export class Feed extends EventTarget {
       this.retryDelay = 1000;
       this.#status('live');
     });
-    source.addEventListener('change', (event) => this.#receive(epoch, JSON.parse(event.data), event.lastEventId));
+    source.addEventListener('change', (event) => {
+      let change;
+      try {
+        change = JSON.parse(event.data);
+      } catch {
+        // Not a change this client understands: its place in the history can't be trusted any more.
+        if (epoch === this.epoch) queueMicrotask(() => this.recover('invalidEvent'));
+        return;
+      }
+      this.#receive(epoch, change, event.lastEventId);
+    });
     source.addEventListener('token', (event) => this.#receive(epoch, null, event.lastEventId));
     source.addEventListener('error', () => {
       if (source !== this.source) return;
@@ -93,8 +104,15 @@ export class Feed extends EventTarget {
           if (changes.length) this.dispatchEvent(new CustomEvent('applied', { detail: { ...counts, changes: changes.length } }));
           break;
         } catch (error) {
-          if (error.isKeyError) await this.onKeyNeeded(error);
-          else await sleep(Math.min(30000, 500 * 2 ** attempt));
+          if (error.isKeyError) {
+            await this.onKeyNeeded(error);
+          } else if (!(error instanceof api.APIError) || (error.status !== 0 && attempt >= 4)) {
+            // Not the network: a change this copy can't apply. Reading the state again can't go wrong.
+            if (epoch === this.epoch) queueMicrotask(() => this.recover('applyFailed'));
+            return;
+          } else {
+            await sleep(Math.min(10000, 500 * 2 ** attempt));
+          }
         }
       }
     }
