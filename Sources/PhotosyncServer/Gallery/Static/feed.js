@@ -161,7 +161,7 @@ export class Feed extends EventTarget {
         break;
       } catch (error) {
         if (error.isKeyError) await this.onKeyNeeded(error);
-        else await sleep(Math.min(30000, 500 * 2 ** attempt));
+        else await sleep(Math.min(10000, 500 * 2 ** attempt));
       }
       if (epoch !== this.epoch) return;
     }
