@@ -249,7 +249,7 @@ async function start() {
         break;
       } catch (error) {
         showProblem(error);
-        await sleep(Math.min(30000, 1000 * 2 ** attempt));
+        await sleep(Math.min(10000, 1000 * 2 ** attempt));
       }
     }
     problem.hidden = true;
