@@ -80,6 +80,11 @@ import Testing
         let (daemon, client) = try await Self.start(
             ["--library", library, "watch", folder.path, "--settle", "0.2", "--serve", "127.0.0.1:0"], directory: directory)
         #expect(await waitUntil { (try? await client.get("/v1/assets").decode(Wire.AssetPage.self).assets.count) == 2 })
+        // The first scan's progress, as the daemon published it.
+        #expect(await waitUntil { (try? await metric(client, "photosync_scan_running")) == 0 })
+        #expect(try await metric(client, "photosync_scan_files_found") == 2)
+        #expect(try await metric(client, "photosync_scan_files_hashed") == 2)
+        #expect(try await metric(client, "photosync_scan_bytes_hashed") ?? 0 > 0)
         let token = try await client.token()
         let poll = Task { try await client.get("/v1/changes?since=\(token)&wait=30") }
         try Fixtures.jpeg("dropped in").write(to: folder.appending(path: "new.jpg"))
