@@ -3,6 +3,7 @@ import Foundation
 import PhotoLibrary
 import PhotosyncServer
 import PhotosyncWire
+import SyncWorker
 import Testing
 
 /// `GET /v1/changes`: pages, long-polls, filters and token errors.
@@ -149,6 +150,44 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test("A page is what `photosync changes --json` prints for the same question; 410 and 400 are its exit codes 3 and 4")
+    func sameAsTheCommandLine() async throws {
+        try await withServer { server in
+            let client = Client(server)
+            let start = try await client.token()
+            _ = try await Fixtures.addAssets(2, to: server.library, in: server.directory, author: "me")
+            let folder = try Fixtures.folder(in: server.directory, count: 2)
+            _ = try await FolderMirror(library: server.library, root: folder).scan()
+            _ = try await Fixtures.addAssets(1, to: server.library, in: server.directory, author: "you")
+            let library = server.library.url.path
+            for (query, arguments) in [("", [String]()), ("&limit=2", ["--limit", "2"]), ("&coalesce=1", ["--coalesce"]),
+                                       ("&excludeAuthor=me&excludeAuthor=you", ["--exclude-author", "me", "--exclude-author", "you"])]
+            {
+                let api = try await client.get("/v1/changes?since=\(start)\(query)")
+                let cli = try await Processes.run(Processes.photosync, ["--library", library, "changes", "--since", start, "--json"] + arguments)
+                #expect(cli.status == 0, "\(cli.stderr)")
+                #expect(try Self.json(api.body) == Self.json(Data(cli.stdout.utf8)), "\(query): the API and the command line differ")
+            }
+            let other = try PhotoLibrary(url: server.directory.appending(path: "Other.photosync"))
+            try server.library.expireHistory(before: try server.library.currentChangeToken)
+            // A page computed before an explicit expiry may be reused for up to a second (ChangePages.lifetime).
+            #expect(await waitUntil { (try? await client.get("/v1/changes?since=\(start)").status) == 410 })
+            for (token, status, exitCode) in [(start, 410, Int32(3)), ("garbage", 400, 4), (try other.currentChangeToken.stringValue, 400, 4)] {
+                let api = try await client.get("/v1/changes?since=\(encoded(token))")
+                let cli = try await Processes.run(Processes.photosync, ["--library", library, "changes", "--since", token, "--json"])
+                #expect(api.status == status && cli.status == exitCode, "\(token): \(api.status) and exit \(cli.status)")
+                let error = try api.decode(Wire.APIError.self)
+                let failure = try Wire.makeDecoder().decode(Wire.Error.self, from: Data(cli.stderr.utf8))
+                #expect(error.error == failure.error && error.oldestToken == failure.oldestValidToken)
+            }
+        }
+    }
+
+    /// A JSON document as Foundation objects (equal whatever the key order and spacing).
+    static func json(_ data: Data) throws -> NSObject {
+        try #require(try JSONSerialization.jsonObject(with: data) as? NSObject)
     }
 
     @Test("Bad parameters are 400s naming the parameter")

@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import PhotoLibrary
+import PhotosyncServer
 import PhotosyncWire
 import Testing
 
@@ -78,6 +80,11 @@ import Testing
         let (daemon, client) = try await Self.start(
             ["--library", library, "watch", folder.path, "--settle", "0.2", "--serve", "127.0.0.1:0"], directory: directory)
         #expect(await waitUntil { (try? await client.get("/v1/assets").decode(Wire.AssetPage.self).assets.count) == 2 })
+        // The first scan's progress, as the daemon published it.
+        #expect(await waitUntil { (try? await metric(client, "photosync_scan_running")) == 0 })
+        #expect(try await metric(client, "photosync_scan_files_found") == 2)
+        #expect(try await metric(client, "photosync_scan_files_hashed") == 2)
+        #expect(try await metric(client, "photosync_scan_bytes_hashed") ?? 0 > 0)
         let token = try await client.token()
         let poll = Task { try await client.get("/v1/changes?since=\(token)&wait=30") }
         try Fixtures.jpeg("dropped in").write(to: folder.appending(path: "new.jpg"))
@@ -88,5 +95,31 @@ import Testing
         #expect(measured, "no watch lag measured: \(metrics)")
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
+    }
+}
+
+/// Graceful shutdown (what SIGTERM starts) reaching requests in every state.
+@Suite struct GracefulShutdownTests {
+    @Test("A long-poll already sending heartbeat spaces gets its JSON, with the current token, when the server shuts down")
+    func longPollPastItsFirstHeartbeat() async throws {
+        let server = try await LiveServer.start(ServerOptions(heartbeatInterval: .milliseconds(100)))
+        defer { try? FileManager.default.removeItem(at: server.directory) }
+        let client = Client(server)
+        let token = try await client.token()
+        var request = HTTPClientRequest(url: client.base + "/v1/changes?since=\(token)&wait=50")
+        request.method = .GET
+        let response = try await Client.http.execute(request, timeout: .seconds(60))
+        var body = response.body.makeAsyncIterator()
+        var text = ""
+        while text.count < 2, let chunk = try await body.next() { text += String(buffer: chunk) }
+        #expect(text == "  ", "not in its heartbeat phase: \(text.prefix(40))")
+        let stopping = ContinuousClock.now
+        let stopped = Task { try await server.stop() }
+        while let chunk = try await body.next() { text += String(buffer: chunk) }
+        try await stopped.value
+        let page = try Wire.makeDecoder().decode(Wire.ChangesPage.self, from: Data(text.utf8))
+        let current = try server.library.currentChangeToken.stringValue
+        #expect(page.changes.isEmpty && page.token == current)
+        #expect(ContinuousClock.now - stopping < .seconds(20), "answered only at the end of its wait")
     }
 }
