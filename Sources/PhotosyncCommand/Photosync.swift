@@ -24,7 +24,7 @@ public struct Photosync: AsyncParsableCommand {
             InitCommand.self, ImportCommand.self, ScanCommand.self, WatchCommand.self, TokenCommand.self, ChangesCommand.self,
             AssetsCommand.self, AlbumsCommand.self, ShowCommand.self, ThumbnailCommand.self, ThumbnailsCommand.self,
             DuplicatesCommand.self, HistoryCommand.self,
-            StatusCommand.self,
+            StatusCommand.self, ServeCommand.self,
         ]
     )
 

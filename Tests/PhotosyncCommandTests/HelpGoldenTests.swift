@@ -7,7 +7,7 @@ import Testing
 @Suite struct HelpGoldenTests {
     static let commands = [
         "", "init", "import", "scan", "watch", "token", "changes", "assets", "albums", "show", "thumbnail", "thumbnails", "duplicates",
-        "history", "status",
+        "history", "status", "serve",
     ]
 
     static var goldenFolder: URL {
