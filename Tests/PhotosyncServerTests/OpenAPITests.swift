@@ -14,13 +14,8 @@ import Testing
     @Test("Every endpoint's responses match the document, and every documented operation and status (but 503, 507) is exercised — the three access levels at every operation")
     func responsesMatchTheDocument() async throws {
         let recorder = SampleRecorder()
-        var keys: [APIKey] = []
-        var secrets: [AccessLevel: String] = [:]
-        for (name, level) in [("tour", AccessLevel.readWrite), ("reader", .read), ("phone", .addOnly)] {
-            let (key, secret) = APIKey.generate(name: name, level: level)
-            keys.append(key)
-            secrets[level] = secret
-        }
+        let (keys, names) = AccessTests.threeKeys()
+        let secrets: [AccessLevel: String] = [.read: names["reader"]!, .addOnly: names["phone"]!, .readWrite: names["admin"]!]
         let options = ServerOptions(keys: keys, maximumUploadSize: 100_000, heartbeatInterval: .milliseconds(100))
         let document = try await withServer(options) { server in
             let client = Client(server, key: secrets[.readWrite], recorder: recorder)
