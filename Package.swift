@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "PhotosyncServer", targets: ["PhotosyncServer"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The HTTP API (PhotosyncServer) and its tests.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
@@ -102,6 +104,18 @@ let package = Package(
             plugins: ["EmbedSchema"]
         ),
 
+        // Layer 1: the PostgreSQL storage engine — connections, migrations (Schema/postgres/), the change journal.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "FetchPredicate",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedSchema"]
+        ),
+
         // Layer 2: the sync worker — mirrors a watched folder into a library by content hash.
         .target(
             name: "SyncWorker",
@@ -147,7 +161,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("openapi.json")],
+            resources: [.embedInCode("openapi.json"), .embedInCode("Gallery/Static")],
             swiftSettings: strict
         ),
 
@@ -161,6 +175,7 @@ let package = Package(
                 "PhotosyncWire",
                 "PhotosyncServer",
                 "FetchPredicate",
+                "PhotoImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -185,7 +200,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncWorkerTests",
-            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom"],
+            // photosync: the built daemon, run as a second mirror writer.
+            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "photosync"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -194,7 +210,10 @@ let package = Package(
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FetchPredicateTests",
-            dependencies: ["FetchPredicate", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FetchPredicate", "SeededRandom", "PostgresStore", "PostgresTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -232,6 +251,16 @@ let package = Package(
             name: "LibraryWriter",
             dependencies: ["PhotoLibrary", "LibraryTestSupport"],
             path: "Tests/Support/LibraryWriter",
+            swiftSettings: strict
+        ),
+        // A private PostgreSQL cluster (initdb + pg_ctl) for the tests of one process.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "PostgresTestSupport", "SeededRandom",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -23,11 +23,17 @@ struct WatchCommand: AsyncParsableCommand {
             change committed, with its path; --quiet keeps errors only). Without a folder, the one folder the \
             library already mirrors is watched.
 
+            After the scan, and after each batch that adds or changes files, the renditions of those assets \
+            (256 and 1440 pixels, or --prerender-sizes) are pre-rendered into the library's rendition cache by \
+            a `photosync thumbnails --background` child process: low priority, one render at a time, resumed \
+            where it was by the next daemon, stopped with the daemon. `photosync status` shows its progress.
+
             Example: photosync watch ~/Pictures
             """)
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var mirror: MirrorOptions
+    @OptionGroup var prerender: PrerenderOptions
 
     @Option(name: .customLong("rescan-interval"), help: ArgumentHelp(
         "Seconds between full rescans (0: none).", valueName: "seconds"))
@@ -57,8 +63,6 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingFailures(options) { run in
             let (library, root) = try openLibraryAndFolder(run)
             try FolderArgument.checkNotNested(root, in: library)
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "watch")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.watch", options: options)
             var mirrorOptions = mirror.mirrorOptions(logger: logger)
             mirrorOptions.rescanInterval = rescanInterval > 0 ? .milliseconds(Int64(rescanInterval * 1000)) : nil
@@ -67,6 +71,7 @@ struct WatchCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let watchLog = try WatchLog(library: library, logger: logger)
             let failure = Mutex<SyncError?>(nil)
+            let prerenderer = prerender.scheduler(library: library, logger: logger)
             let metrics = ServerMetrics()
             var services: [any Service] = []
             if let serve {
@@ -76,16 +81,22 @@ struct WatchCommand: AsyncParsableCommand {
             logger.info("watching \(root.path) into \(library.url.path) (pid \(getpid()))")
             let service = MirrorService {
                 do throws(SyncError) {
-                    try await folderMirror.watch(progress: { reporter.report(.init($0)); metrics.scanProgressed($0) }) { event in
+                    try await folderMirror.watch(progress: {
+                        reporter.report(.init($0))
+                        metrics.scanProgressed($0)
+                        prerenderer?.note($0)
+                    }) { event in
                         reporter.finish()  // A log line never lands on the bar.
                         watchLog.log(event)
+                        prerenderer?.note(event)
                         if case .batchCommitted(let summary, let token) = event { metrics.batchCommitted(summary, token: token, library: library) }
                     }
                 } catch {
                     failure.withLock { $0 = error }
                 }
             }
-            try await ServeCommand.runUntilSignalled([service] + services, logger: CommandLogging.lifecycleLogger(options: options))
+            try await ServeCommand.runUntilSignalled(
+                [service.alongside(prerenderer)] + services, logger: CommandLogging.lifecycleLogger(options: options))
             reporter.finish()
             CommandLogging.reportLeftOutWarnings(logger)
             if let error = failure.withLock({ $0 }) { throw CommandFailure.from(error) }

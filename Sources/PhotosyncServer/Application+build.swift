@@ -49,12 +49,14 @@ func makeRouter(_ environment: ServerEnvironment, images: ImageManager?) -> Rout
     router.add(middleware: MetricsMiddleware(metrics: environment.metrics))
     if !environment.options.corsOrigins.isEmpty { router.add(middleware: CORSPolicy(origins: environment.options.corsOrigins)) }
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: GalleryKeyCookie(keys: environment.options.keys))
     router.add(middleware: APIKeyAuthenticator(keys: environment.options.keys))
     let open = router.group()
     let reads = router.group().add(middleware: AccessRequirement(permission: .read))
     let adds = router.group().add(middleware: AccessRequirement(permission: .add))
     let writes = router.group().add(middleware: AccessRequirement(permission: .modify))
     ServiceController(environment: environment).addRoutes(public: open, reads: reads)
+    GalleryController().addRoutes(to: open)
     ChangesController(environment: environment).addRoutes(to: reads)
     StateController(environment: environment).addRoutes(to: reads)
     let thumbnails = images.map { ThumbnailsController(environment: environment, images: $0) }
