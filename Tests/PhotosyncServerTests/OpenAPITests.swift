@@ -44,6 +44,7 @@ import Testing
         #expect(try await client.get("/healthz").status == 200)
         #expect(try await client.get("/metrics").status == 200)
         try await client.get("/healthz?x=1").expectError(400, "invalidRequest")
+        try await galleryTour(client)
         let folder = server.directory.appending(path: "Pictures")
         try FileManager.default.createDirectory(at: folder.appending(path: "Family"), withIntermediateDirectories: true)
         try Fixtures.sample("Family/IMG_2001.jpg").write(to: folder.appending(path: "Family/IMG_2001.jpg"))
@@ -104,6 +105,22 @@ import Testing
         #expect(await waitUntil { (try? await client.with(key: secret).get("/v1/changes?since=\(start)").status) == 410 })
         try await client.get("/v1/changes?since=\(start)").expectError(410, "tokenExpired")
         try await client.get("/v1/changes/stream?since=\(start)").expectError(410, "tokenExpired")
+    }
+}
+
+extension OpenAPITests {
+    /// The web gallery's page and files: HTML, scripts, styles — documented with their media types.
+    fileprivate func galleryTour(_ client: Client) async throws {
+        let page = try await client.get("/")
+        let tag = try #require(page.header("ETag"))
+        try await client.get("/", headers: [("If-None-Match", tag)]).expectStatus(304)
+        let files = try #require(page.text.firstMatch(of: /gallery\/[0-9a-f]{16}/)).output
+        for name in ["app.js", "gallery.css", "icon.svg"] {
+            let file = try await client.get("/\(files)/\(name)")
+            try file.expectStatus(200)
+            if name == "app.js" { try await client.get("/\(files)/\(name)", headers: [("If-None-Match", try #require(file.header("ETag")))]).expectStatus(304) }
+        }
+        try await client.get("/gallery/0000000000000000/app.js").expectError(404, "notFound")
     }
 }
 
