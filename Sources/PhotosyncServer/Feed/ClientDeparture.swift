@@ -11,7 +11,8 @@ import Synchronization
 /// alone doesn't close the channel) or the connection's close (a reset). A client of a waiting request
 /// sends nothing after its request (EventSource and HTTP clients don't pipeline behind a stream), so the end
 /// of its input means it has gone — as nginx takes it too (a client "prematurely closed" the connection).
-/// A peer that vanishes without a FIN or a reset (a machine unplugged) is still seen only at a failed write.
+/// A peer that vanishes without a FIN or a reset (a machine unplugged) is still seen only at a failed write,
+/// once the kernel gives up retransmitting.
 ///
 /// The watch is a channel handler at the front of the connection's pipeline, added for the wait and removed
 /// after it.
