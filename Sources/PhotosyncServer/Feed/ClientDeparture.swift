@@ -15,7 +15,8 @@ import Synchronization
 /// once the kernel gives up retransmitting.
 ///
 /// The watch is a channel handler at the front of the connection's pipeline, added for the wait and removed
-/// after it.
+/// after it. It assumes HTTP/1.1 (the server speaks nothing else; TLS is a proxy's): over HTTP/2 a stream's
+/// input ends with its request, so a watch there would have to look at the connection, not the stream.
 final class ClientDeparture: Sendable {
     private struct State {
         var departed = false
