@@ -8,7 +8,7 @@ enum ChangeKind: Int, Sendable, Hashable {
     case deleted = 3
 }
 
-/// One object's net change in one transaction, as journaled.
+/// One object's net change in one transaction, as journaled (and as read back by deliveries).
 struct JournalRecord: Sendable, Hashable {
     let objectType: ObjectType
     let objectID: Int64
@@ -17,17 +17,16 @@ struct JournalRecord: Sendable, Hashable {
     /// `AssetProperties` or `CollectionProperties` raw value.
     let changedProperties: Int
     let contentChanged: Bool
-    /// The JSON-encoded row before the change (updated and deleted).
+    /// The row before the change (updated and deleted), in the journal's encoding (``PreviousValues``).
     let previousValues: Data?
 }
 
-/// What one committed change block did.
+/// The transaction one committed change block appended to the journal.
 struct CommittedTransaction: Sendable {
     let sequence: Int64
     let stamp: Int64
     let author: String
     let date: Double
-    let records: [JournalRecord]
 }
 
 extension ChangeSession {
@@ -334,95 +333,157 @@ extension ChangeSession {
 
     // MARK: Journal
 
+    /// Appends the block's transaction to the journal: one record per object whose public state changed.
+    ///
+    /// - Returns: the transaction, or nil when the block changed nothing public or the journal is off.
     private func appendJournal(afterAssets: [Int64: AssetRow]) throws -> CommittedTransaction? {
-        var records: [JournalRecord] = []
-        let encoder = JSONEncoder()
+        guard library.journaling else { return nil }
+        var batch = JournalBatch(capacity: assetsBefore.count + collectionsBefore.count + listsBefore.count)
         for (id, before) in assetsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = afterAssets[id]
-            switch (old, new) {
-            case (nil, nil):
-                continue  // Inserted and deleted in the same block: nothing.
-            case (nil, let new?):
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: new.localIdentifier, kind: .inserted,
-                    changedProperties: 0, contentChanged: false, previousValues: nil))
-            case (let old?, nil):
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: old.localIdentifier, kind: .deleted,
-                    changedProperties: 0, contentChanged: false, previousValues: try encoder.encode(old)))
-            case (let old?, let new?):
-                let changed = new.changedProperties(since: old)
-                guard !changed.isEmpty else { continue }  // Bookkeeping only: invisible.
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: new.localIdentifier, kind: .updated,
-                    changedProperties: changed.rawValue, contentChanged: changed.contains(.content),
-                    previousValues: try encoder.encode(old)))
-            }
+            batch.add(.asset, id: id, old: before.flatMap { $0 }, new: afterAssets[id], membershipChanged: false)
         }
+        let collection = try db.cachedStatement(sql: "SELECT * FROM asset_collection WHERE id = ?")
         for (id, before) in collectionsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = try AssetCollectionRow.fetchOne(db, key: id)
-            if let record = try Self.record(
-                .assetCollection, id: id, old: old, new: new, identifier: \.localIdentifier,
-                changed: { $0.changedProperties(since: $1).rawValue },
-                membershipChanged: collectionMembershipChanged.contains(id), encoder: encoder)
-            {
-                records.append(record)
-            }
+            batch.add(
+                .assetCollection, id: id, old: before.flatMap { $0 },
+                new: try AssetCollectionRow.fetchOne(collection, arguments: [id]),
+                membershipChanged: collectionMembershipChanged.contains(id))
         }
+        let list = try db.cachedStatement(sql: "SELECT * FROM collection_list WHERE id = ?")
         for (id, before) in listsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = try CollectionListRow.fetchOne(db, key: id)
-            if let record = try Self.record(
-                .collectionList, id: id, old: old, new: new, identifier: \.localIdentifier,
-                changed: { $0.changedProperties(since: $1).rawValue },
-                membershipChanged: listMembershipChanged.contains(id), encoder: encoder)
-            {
-                records.append(record)
-            }
+            batch.add(
+                .collectionList, id: id, old: before.flatMap { $0 }, new: try CollectionListRow.fetchOne(list, arguments: [id]),
+                membershipChanged: listMembershipChanged.contains(id))
         }
-        guard !records.isEmpty, library.journaling else { return nil }
-        try db.execute(sql: "INSERT INTO change_transaction (author, date) VALUES (?, ?)", arguments: [author, now])
-        let sequence = db.lastInsertedRowID
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO change_record (seq, objectType, objectId, localIdentifier, kind, changedProperties,
-                                           contentChanged, previousValues)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        for record in records {
-            try statement.execute(arguments: [
-                sequence, record.objectType.rawValue, record.objectID, record.localIdentifier, record.kind.rawValue,
-                record.changedProperties, record.contentChanged, record.previousValues,
-            ])
-        }
-        return CommittedTransaction(
-            sequence: sequence, stamp: ChangeToken.stamp(forDate: now), author: author, date: now, records: records)
+        guard !batch.isEmpty else { return nil }
+        let sequence = try batch.write(author: author, date: now, db)
+        return CommittedTransaction(sequence: sequence, stamp: ChangeToken.stamp(forDate: now), author: author, date: now)
+    }
+}
+
+/// An object the journal records: its identifier, what changed between two of its states, and (as a
+/// ``JournaledRow``) its previous values.
+protocol JournaledObject: JournaledRow {
+    var localIdentifier: String { get }
+    /// The public properties that differ from `old` (a raw `AssetProperties` or `CollectionProperties`), and
+    /// whether the content did.
+    func journaledChanges(since old: Self) -> (properties: Int, contentChanged: Bool)
+}
+
+extension AssetRow: JournaledObject {
+    func journaledChanges(since old: AssetRow) -> (properties: Int, contentChanged: Bool) {
+        let changed = changedProperties(since: old)
+        return (changed.rawValue, changed.contains(.content))
+    }
+}
+
+extension AssetCollectionRow: JournaledObject {
+    func journaledChanges(since old: AssetCollectionRow) -> (properties: Int, contentChanged: Bool) {
+        (changedProperties(since: old).rawValue, false)
+    }
+}
+
+extension CollectionListRow: JournaledObject {
+    func journaledChanges(since old: CollectionListRow) -> (properties: Int, contentChanged: Bool) {
+        (changedProperties(since: old).rawValue, false)
+    }
+}
+
+/// The records of one transaction, in the order added, with the previous values of all of them encoded into
+/// one shared buffer; written with a few multi-row statements.
+struct JournalBatch {
+    struct Record {
+        let objectType: ObjectType
+        let objectID: Int64
+        let localIdentifier: String
+        let kind: ChangeKind
+        let changedProperties: Int
+        let contentChanged: Bool
+        /// The range of the previous values in the batch's buffer (updated and deleted objects).
+        let previousValues: Range<Int>?
     }
 
-    private static func record<Row: Encodable>(
-        _ type: ObjectType, id: Int64, old: Row?, new: Row?, identifier: KeyPath<Row, String>,
-        changed: (Row, Row) -> Int, membershipChanged: Bool, encoder: JSONEncoder
-    ) throws -> JournalRecord? {
+    private(set) var records: [Record] = []
+    private var values: PreviousValues.Writer
+
+    init(capacity: Int) {
+        records.reserveCapacity(capacity)
+        values = PreviousValues.Writer(capacity: 64 * capacity)
+    }
+
+    var isEmpty: Bool { records.isEmpty }
+
+    /// Records an object's net change from `old` (nil: created in the block) to `new` (nil: deleted), if it
+    /// made one: an update that changes no public property (or membership) is not recorded.
+    mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row?, membershipChanged: Bool) {
         switch (old, new) {
         case (nil, nil):
-            return nil
+            return  // Created and deleted in the same block: nothing.
         case (nil, let new?):
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: new[keyPath: identifier], kind: .inserted,
-                changedProperties: 0, contentChanged: false, previousValues: nil)
+            records.append(Record(
+                objectType: type, objectID: id, localIdentifier: new.localIdentifier, kind: .inserted, changedProperties: 0,
+                contentChanged: false, previousValues: nil))
         case (let old?, nil):
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: old[keyPath: identifier], kind: .deleted,
-                changedProperties: 0, contentChanged: false, previousValues: try encoder.encode(old))
+            records.append(Record(
+                objectType: type, objectID: id, localIdentifier: old.localIdentifier, kind: .deleted, changedProperties: 0,
+                contentChanged: false, previousValues: values.append(old)))
         case (let old?, let new?):
-            var properties = changed(new, old)
+            var (properties, contentChanged) = new.journaledChanges(since: old)
             if membershipChanged { properties |= CollectionProperties.membership.rawValue }
-            guard properties != 0 else { return nil }
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: new[keyPath: identifier], kind: .updated,
-                changedProperties: properties, contentChanged: false, previousValues: try encoder.encode(old))
+            guard properties != 0 else { return }  // Bookkeeping only: invisible.
+            records.append(Record(
+                objectType: type, objectID: id, localIdentifier: new.localIdentifier, kind: .updated,
+                changedProperties: properties, contentChanged: contentChanged, previousValues: values.append(old)))
         }
+    }
+
+    /// The most rows one INSERT statement writes.
+    static let rowsPerStatement = 32
+
+    /// `INSERT INTO change_record … VALUES (…), (…)` for 1, 2, 4, … ``rowsPerStatement`` rows: a batch is
+    /// written by the largest that fit, so a transaction uses at most log₂ 32 + 1 distinct statements, each
+    /// prepared once per connection.
+    private static let insertSQL: [Int: String] = {
+        let row = "(" + Array(repeating: "?", count: 8).joined(separator: ",") + ")"
+        var statements: [Int: String] = [:]
+        var count = 1
+        while count <= rowsPerStatement {
+            statements[count] = """
+                INSERT INTO change_record (seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged, previousValues)
+                VALUES \(Array(repeating: row, count: count).joined(separator: ","))
+                """
+            count *= 2
+        }
+        return statements
+    }()
+
+    /// Inserts the transaction and its records. Inside the block's write transaction.
+    ///
+    /// - Returns: the transaction's sequence number.
+    func write(author: String, date: Double, _ db: Database) throws -> Int64 {
+        try db.cachedStatement(sql: "INSERT INTO change_transaction (author, date) VALUES (?, ?)")
+            .execute(arguments: [author, date])
+        let sequence = db.lastInsertedRowID
+        let buffer = Data(values.bytes)  // One copy; each record binds a slice of it.
+        var start = 0
+        while start < records.count {
+            var size = Self.rowsPerStatement
+            while size > records.count - start { size /= 2 }
+            var arguments: [DatabaseValue] = []
+            arguments.reserveCapacity(8 * size)
+            for record in records[start..<(start + size)] {
+                arguments.append(sequence.databaseValue)
+                arguments.append(record.objectType.rawValue.databaseValue)
+                arguments.append(record.objectID.databaseValue)
+                arguments.append(record.localIdentifier.databaseValue)
+                arguments.append(record.kind.rawValue.databaseValue)
+                arguments.append(record.changedProperties.databaseValue)
+                arguments.append(record.contentChanged.databaseValue)
+                arguments.append(record.previousValues.map { buffer[$0].databaseValue } ?? .null)
+            }
+            try db.cachedStatement(sql: Self.insertSQL[size]!).execute(arguments: StatementArguments(arguments))
+            start += size
+        }
+        return sequence
     }
 }

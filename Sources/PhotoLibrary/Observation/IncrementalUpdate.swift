@@ -1,0 +1,66 @@
+@_spi(Maintenance) import IndexDiff
+
+/// The change of one fetch result over a delivery round, made incrementally (see ``IncrementalFetch``).
+struct IncrementalUpdate: Sendable {
+    let diff: IndexDiff
+    /// The keys after the round (the before keys' storage with a patch).
+    let after: FetchResultKeyList
+
+    /// Step 5 of ``IncrementalFetch``: the details, from where the touched assets were and where the members
+    /// go. The untouched assets form a chain, in the same relative order before and after, that only the
+    /// touched assets present in both cut into: the minimal moves come from ``ChainMoves``.
+    ///
+    /// - Throws: ``IncrementalFetch/Unmaintainable`` when the moves can't be derived that way.
+    init(before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, placement: Placement) throws {
+        let count = before.count
+        let holes = placement.holes
+        let slots = placement.slots
+        let untouchedCount = count - holes.count
+        after = before.applying(
+            removed: holes, inserted: (0..<members.count).map { (index: slots[$0] + $0, key: members.ids[$0]) })
+
+        let memberIDs = Set(members.ids)
+        var removedIndexes: [Int] = []
+        for (id, position) in placement.beforePosition where !memberIDs.contains(id) { removedIndexes.append(position) }
+        removedIndexes.sort()
+        var insertedIndexes: [Int] = []
+        var changedIndexes: [Int] = []
+        var cutIns: [ChainMoves.CutIn] = []
+        for (index, id) in members.ids.enumerated() {
+            let afterIndex = slots[index] + index
+            guard let position = placement.beforePosition[id] else {
+                insertedIndexes.append(afterIndex)
+                continue
+            }
+            cutIns.append(ChainMoves.CutIn(
+                chainBefore: position - FetchResultKeyList.lowerBound(holes, position), chainAfter: slots[index],
+                beforeIndex: position, afterIndex: afterIndex))
+            if touched.updated.contains(id) { changedIndexes.append(afterIndex) }
+        }
+        guard let moved = ChainMoves.moved(cutIns: cutIns, chainCount: untouchedCount) else { throw IncrementalFetch.Unmaintainable() }
+        diff = IndexDiff.assembled(
+            beforeCount: count, afterCount: untouchedCount + members.count, removedIndexes: removedIndexes,
+            insertedIndexes: insertedIndexes, moves: Self.moves(moved, cutIns: cutIns, holes: holes, slots: slots),
+            changedIndexes: changedIndexes)
+    }
+
+    /// The moves of what ``ChainMoves`` says moves, ascending by `to`: an untouched asset of rank *r* in the
+    /// chain sits after the holes with fewer untouched assets before them in `before`, and after the members
+    /// whose slot is at most *r* in the result after.
+    private static func moves(_ moved: ChainMoves.Moved, cutIns: [ChainMoves.CutIn], holes: [Int], slots: [Int]) -> [IndexDiff.Move] {
+        var moves = moved.cutIns.map { IndexDiff.Move(from: cutIns[$0].beforeIndex, to: cutIns[$0].afterIndex) }
+        for ranks in moved.chain {
+            for rank in ranks {
+                var low = 0
+                var high = slots.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if slots[middle] <= rank { low = middle + 1 } else { high = middle }
+                }
+                moves.append(IndexDiff.Move(from: FetchResultKeyList.position(ofSurvivor: rank, holes: holes), to: rank + low))
+            }
+        }
+        moves.sort { $0.to < $1.to }
+        return moves
+    }
+}
