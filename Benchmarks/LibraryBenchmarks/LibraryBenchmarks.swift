@@ -78,7 +78,8 @@ let benchmarks: @Sendable () -> Void = {
             library.maintainsFetchResultsIncrementally = incremental
             let result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
             let start = try library.currentChangeToken
-            try Workloads.updateTenAssets(library, of: result)
+            var generator = SystemRandomNumberGenerator()
+            try Workloads.updateTenAssets(library, of: result, using: &generator)
             benchmark.startMeasurement()
             let changes = try library.readChanges(after: start)
             let details = changes.last?.changeDetails(for: result)

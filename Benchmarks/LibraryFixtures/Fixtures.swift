@@ -5,7 +5,8 @@ import Foundation
 
 /// Large fixture libraries are built once through the public API and kept in /tmp between runs.
 public enum Fixtures {
-    public static let root = URL(fileURLWithPath: "/tmp/photosync-benchmarks-v1")
+    /// v2: libraries of schema 4 (a build without migration 4 refuses them, so they don't share v1's folder).
+    public static let root = URL(fileURLWithPath: "/tmp/photosync-benchmarks-v2")
 
     /// A library of `count` assets with creation dates spread over ten years, in random order. Benchmarks
     /// that commit into it use their own copy (`name`), so that the others keep measuring the same library.
@@ -81,20 +82,45 @@ public enum Workloads {
     }
 
     /// Commits one transaction updating 10 random assets of `result`: 5 new creation dates (moves) and 5
-    /// favourites toggled (changes in place).
-    public static func updateTenAssets(_ library: PhotoLibrary, of result: FetchResult<Asset>) throws {
-        var picks: Set<Int> = []
-        while picks.count < 10 { picks.insert(Int.random(in: 0..<result.count)) }
+    /// favourites toggled (changes in place). Returns the assets as they were.
+    @discardableResult
+    public static func updateTenAssets(
+        _ library: PhotoLibrary, of result: FetchResult<Asset>, using generator: inout some RandomNumberGenerator
+    ) throws -> [Asset] {
+        var picks: [Int] = []
+        while picks.count < 10 {
+            let pick = Int.random(in: 0..<result.count, using: &generator)
+            if !picks.contains(pick) { picks.append(pick) }
+        }
         let assets = picks.map { result[$0] }
+        let dates = (0..<5).map { _ in Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000, using: &generator)) }
         try library.performChangesAndWait(author: "benchmark") {
             for (index, asset) in assets.enumerated() {
                 let request = AssetChangeRequest(for: asset)
                 if index < 5 {
-                    request.creationDate = Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000))
+                    request.creationDate = dates[index]
                 } else {
                     request.isFavorite.toggle()
                 }
             }
         }
+        return assets
+    }
+}
+
+/// A seeded generator (SplitMix64), so that profiles of the same workload are comparable run to run.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -32,13 +32,27 @@ func details(rounds: Int, incremental: Bool) throws {
     let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
     library.maintainsFetchResultsIncrementally = incremental
     var result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
+    // The same rounds every run: a seeded generator, and the fixture put back as it was at the end.
+    var generator = SeededGenerator(seed: 12)
+    var original: [String: (creationDate: Date?, isFavorite: Bool)] = [:]
     for _ in 0..<rounds {
         let start = try library.currentChangeToken
-        try Workloads.updateTenAssets(library, of: result)
+        let touched = try Workloads.updateTenAssets(library, of: result, using: &generator)
+        for asset in touched where original[asset.localIdentifier] == nil {
+            original[asset.localIdentifier] = (asset.creationDate, asset.isFavorite)
+        }
         guard let details = try profiledDetails(library, after: start, result), details.changedIndexes.count == 10,
             details.fetchResultAfterChanges.count == result.count
         else { fatalError("unexpected details") }
         result = details.fetchResultAfterChanges
+    }
+    let assets = try library.fetchAssets(withLocalIdentifiers: Array(original.keys))
+    try library.performChangesAndWait(author: "profile") {
+        for asset in assets {
+            let request = AssetChangeRequest(for: asset)
+            request.creationDate = original[asset.localIdentifier]!.creationDate
+            request.isFavorite = original[asset.localIdentifier]!.isFavorite
+        }
     }
 }
 

@@ -30,8 +30,8 @@ import GRDB
 ///    increasing subsequence over O(*k*) items (``ChainMoves``), with ``IndexDiff``'s tie-break, so the details
 ///    are exactly those of fetching again and diffing. The keys after share the keys before plus a patch.
 ///
-/// Every statement is prepared once per connection and reused (the touched ids are bound in groups of
-/// ``probeArity``).
+/// Every statement is prepared once per connection and reused (the touched ids are bound in groups: see
+/// ``IDGroupStatement``).
 struct IncrementalFetch: Sendable {
     /// The fetch's condition over `asset` (true when it has none).
     let condition: SQL
@@ -44,8 +44,8 @@ struct IncrementalFetch: Sendable {
     let sortProperties: AssetProperties?
     /// The position of each sort column among the columns of an asset's previous values.
     let journalIndexes: [Int]
-    /// `SELECT asset.id, <columns> FROM asset WHERE asset.id IN (?, …)` with ``probeArity`` ids.
-    let probeSQL: String
+    /// `asset.id, <columns>`: what a probe reads.
+    let probeColumns: String
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
     init?(condition: SQL, sortDescriptors: [FetchSort]) {
@@ -67,7 +67,7 @@ struct IncrementalFetch: Sendable {
         self.ascending = ascending
         self.journalIndexes = journalIndexes
         sortProperties = Self.covering(columns)
-        probeSQL = "SELECT asset.id\(columns.map { ", asset." + $0 }.joined()) FROM asset WHERE asset.id IN (\(Self.placeholders))"
+        probeColumns = "asset.id" + columns.map { ", asset." + $0 }.joined()
     }
 
     /// The journaled properties whose changes can change these columns; nil when one isn't covered.
@@ -93,12 +93,6 @@ struct IncrementalFetch: Sendable {
         let log = max(1, Int.bitWidth - count.leadingZeroBitCount)
         return max(32, count / (16 * log))
     }
-
-    /// The ids bound to one statement: groups of ids are padded with 0, never an id, so that one prepared
-    /// statement serves every group (preparing a statement costs more than running it).
-    static var probeArity: Int { 16 }
-
-    static let placeholders = Array(repeating: "?", count: probeArity).joined(separator: ",")
 
     /// Why a round can't be followed incrementally: fetch again instead.
     struct Unmaintainable: Error {}
@@ -145,12 +139,10 @@ struct IncrementalFetch: Sendable {
         var keys = CurrentKeys(members: SortKeys(width: width), all: SortKeys(width: width))
         keys.index.reserveCapacity(ids.count)
         let (condition, conditionArguments) = try self.condition.build(db)
-        let statement = try db.cachedStatement(sql: """
-            SELECT asset.id\(columns.map { ", asset." + $0 }.joined()), CASE WHEN (\(condition)) THEN 1 ELSE 0 END
-            FROM asset WHERE asset.id IN (\(Self.placeholders))
-            """)
+        let statement = try IDGroupStatement(
+            db, columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: conditionArguments)
         var memberRows: [Int] = []
-        try Self.forEachRow(of: statement, prefix: conditionArguments, ids: ids) { row in
+        try statement.forEachRow(ids: ids) { row in
             let key = keys.all.append(row, id: row[0], from: 1)
             keys.index[row[0]] = key
             if row[width + 1] as Int64 == 1 { memberRows.append(key) }
@@ -159,24 +151,6 @@ struct IncrementalFetch: Sendable {
         keys.members.reserveCapacity(memberRows.count)
         for row in memberRows { keys.members.append(from: keys.all, row) }
         return keys
-    }
-
-    /// Runs `statement` for `ids`, ``probeArity`` at a time (padded with 0), after `prefix`, and calls `body`
-    /// with each row (valid during the call only).
-    static func forEachRow(
-        of statement: Statement, prefix: StatementArguments = StatementArguments(), ids: some Collection<Int64>,
-        _ body: (Row) throws -> Void
-    ) throws {
-        var remaining = ids[...]
-        while !remaining.isEmpty {
-            var arguments = prefix
-            let group = remaining.prefix(probeArity)
-            arguments += StatementArguments(group)
-            if group.count < probeArity { arguments += StatementArguments(repeatElement(Int64(0), count: probeArity - group.count)) }
-            remaining = remaining.dropFirst(group.count)
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try rows.next() { try body(row) }
-        }
     }
 
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their

@@ -18,6 +18,8 @@ struct KeySearch {
     /// The keys read so far, and where each position of `before` has its key in them.
     private var probes: SortKeys
     private var probeIndex: [Int: Int] = [:]
+    /// The statement that reads the keys of untouched assets, once needed.
+    private var probeStatement: IDGroupStatement?
 
     init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: SortKeys, _ db: Database) {
         self.fetch = fetch
@@ -30,44 +32,74 @@ struct KeySearch {
         for index in 0..<old.count { oldIndex[old.ids[index]] = index }
     }
 
-    /// Where the touched assets go: one search per distinct key, those of the touched assets at the start
-    /// (where they were) and those of the members now (how many untouched assets precede each). A member
-    /// whose sort values didn't change has one search for both.
+    /// Where the touched assets go: where each was (the position of its key at the start, if it was in the
+    /// result) and how many untouched assets precede each member now (the lower bound of its key now).
     mutating func place(members: SortKeys) throws -> Placement {
-        var targets = old
-        var memberTarget: [Int] = []  // Index into `targets` of each member's search.
-        memberTarget.reserveCapacity(members.count)
-        for member in 0..<members.count {
-            if let previous = oldIndex[members.ids[member]], old.sameValues(previous, as: members, member) {
-                memberTarget.append(previous)
-            } else {
-                memberTarget.append(targets.count)
-                targets.append(from: members, member)
+        var placement = Placement()
+        // A touched asset that was in the result sits exactly at its key's lower bound, which the fences narrow
+        // to a window of about 16 positions: its id is found there without reading the database. Wider
+        // windows (no fences, or fences the patch removed) are searched.
+        let oldWindows = windows(old)
+        var searched = SortKeys(width: old.width)
+        var searchedOld: [Int] = []  // Index into `old` of each key of `searched`.
+        for index in 0..<old.count {
+            let window = oldWindows[index]
+            guard window.count > Self.scannedWindow else {
+                searched.append(from: old, index)
+                searchedOld.append(index)
+                continue
+            }
+            let positions = window.lowerBound..<min(window.upperBound + 1, before.count)
+            if let position = positions.first(where: { before[$0] == old.ids[index] }) {
+                placement.beforePosition[old.ids[index]] = position
             }
         }
-        let bounds = try lowerBounds(targets)
+        // Members whose sort values didn't change and that were in the result: the same position. The others
+        // are searched with the old keys left, all in step.
+        var memberBounds = [Int](repeating: 0, count: members.count)
+        var searchedMember: [(member: Int, target: Int)] = []
+        for member in 0..<members.count {
+            let id = members.ids[member]
+            if let position = placement.beforePosition[id], let previous = oldIndex[id], old.sameValues(previous, as: members, member) {
+                memberBounds[member] = position
+            } else {
+                searchedMember.append((member, searched.count))
+                searched.append(from: members, member)
+            }
+        }
+        let bounds = try lowerBounds(searched)
+        for (target, index) in searchedOld.enumerated() where bounds[target] < before.count && before[bounds[target]] == old.ids[index] {
+            placement.beforePosition[old.ids[index]] = bounds[target]
+        }
+        for (member, target) in searchedMember { memberBounds[member] = bounds[target] }
         // `before` is ordered by the keys at the start, which untouched assets still have: the untouched assets
         // before a member's key are the untouched ones before its lower bound.
-        var placement = Placement()
-        for index in 0..<old.count where bounds[index] < before.count && before[bounds[index]] == old.ids[index] {
-            placement.beforePosition[old.ids[index]] = bounds[index]
-            placement.holes.append(bounds[index])
-        }
-        placement.holes.sort()
-        placement.slots = memberTarget.map { bounds[$0] - FetchResultKeyList.lowerBound(placement.holes, bounds[$0]) }
+        placement.holes = placement.beforePosition.values.sorted()
+        placement.slots = memberBounds.map { $0 - FetchResultKeyList.lowerBound(placement.holes, $0) }
         return placement
     }
 
-    /// The first position of `before` whose key at the start is not less than each target. The searches
-    /// advance together, so that the probes of each step are read in one query.
-    private mutating func lowerBounds(_ targets: SortKeys) throws -> [Int] {
-        var low = [Int](repeating: 0, count: targets.count)
-        var high = [Int](repeating: before.count, count: targets.count)
-        if let fences = before.fences, fences.count > 0, fences.width == fetch.columns.count {
-            for target in 0..<targets.count {
-                (low[target], high[target]) = fenceBounds(targets, target, fences)
-            }
+    /// The widest window of positions scanned for an id rather than searched by key.
+    static var scannedWindow: Int { 4 * SortFences.stride }
+
+    /// The positions of `before` each target's lower bound can be at: narrowed by the fences, when there are.
+    private func windows(_ targets: SortKeys) -> [ClosedRange<Int>] {
+        guard let fences = before.fences, fences.count > 0, fences.width == fetch.columns.count else {
+            return Array(repeating: 0...before.count, count: targets.count)
         }
+        return (0..<targets.count).map { target in
+            let (low, high) = fenceBounds(targets, target, fences)
+            return low...high
+        }
+    }
+
+    /// The first position of `before` whose key at the start is not less than each target. The searches
+    /// start from the fences' windows and advance together, so that the probes of each step are read in one
+    /// query.
+    private mutating func lowerBounds(_ targets: SortKeys) throws -> [Int] {
+        let windows = windows(targets)
+        var low = windows.map(\.lowerBound)
+        var high = windows.map(\.upperBound)
         var active = (0..<targets.count).filter { low[$0] < high[$0] }
         var step: [Int] = []
         while !active.isEmpty {
@@ -141,8 +173,8 @@ struct KeySearch {
             }
         }
         guard !wanted.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: fetch.probeSQL)
-        try IncrementalFetch.forEachRow(of: statement, ids: wanted.keys) { row in
+        if probeStatement == nil { probeStatement = try IDGroupStatement(db, columns: fetch.probeColumns) }
+        try probeStatement!.forEachRow(ids: wanted.keys) { row in
             let id: Int64 = row[0]
             let key = probes.append(row, id: id, from: 1)
             for position in wanted[id] ?? [] { probeIndex[position] = key }

@@ -144,24 +144,24 @@ final class ObservationCenter: Sendable {
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
         let end = try PhotoLibrary.journalSequence(db)
         guard end > delivered else { return [] }
+        // Statements prepared once per connection; columns read by position.
         let transactions = try Row.fetchAll(
-            db, sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq", arguments: [delivered])
+            db.cachedStatement(sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq"), arguments: [delivered])
         guard !transactions.isEmpty else { return [] }
         var records: [Int64: [JournalRecord]] = [:]
         var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
         let cursor = try Row.fetchCursor(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
                 FROM change_record WHERE seq > ? ORDER BY seq
-                """,
+                """),
             arguments: [delivered])
         while let row = try cursor.next() {
-            guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
+            guard let type = ObjectType(rawValue: row[1]), let kind = ChangeKind(rawValue: row[4]) else { continue }
             let record = JournalRecord(
-                objectType: type, objectID: row["objectId"], localIdentifier: row["localIdentifier"], kind: kind,
-                changedProperties: row["changedProperties"], contentChanged: row["contentChanged"], previousValues: nil)
-            records[row["seq"], default: []].append(record)
+                objectType: type, objectID: row[2], localIdentifier: row[3], kind: kind,
+                changedProperties: row[5], contentChanged: row[6], previousValues: nil)
+            records[row[0], default: []].append(record)
             let key = ObjectKey(type: type, rowID: record.objectID)
             let previous = touched[key] ?? (false, false)
             touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
@@ -215,11 +215,11 @@ final class ObservationCenter: Sendable {
             sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
             database: database, center: self)
         return transactions.enumerated().map { index, row in
-            let seq: Int64 = row["seq"]
-            let date: Double = row["date"]
+            let seq: Int64 = row[0]
+            let date: Double = row[2]
             return Change(
                 changeToken: ChangeToken(libraryIdentity: identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date)),
-                author: row["author"], date: Date(timeIntervalSince1970: date), records: records[seq] ?? [],
+                author: row[1], date: Date(timeIntervalSince1970: date), records: records[seq] ?? [],
                 context: index == transactions.count - 1 ? context : nil)
         }
     }
@@ -227,12 +227,13 @@ final class ObservationCenter: Sendable {
     /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change.
     private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, through end: Int64, _ db: Database) throws -> [(sequence: Int64, key: Int64)] {
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
-            try Row.fetchAll(
-                db,
-                // `+objectType`: through the primary key's range of `seq`, not every record of the type.
-                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
-                arguments: [type.rawValue, start, end]
-            ).map { (sequence: $0["seq"], key: transform($0["objectId"])) }
+            // `+objectType`: through the primary key's range of `seq`, not every record of the type.
+            let statement = try db.cachedStatement(
+                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?")
+            var keys: [(sequence: Int64, key: Int64)] = []
+            let rows = try Row.fetchCursor(statement, arguments: [type.rawValue, start, end])
+            while let row = try rows.next() { keys.append((sequence: row[0], key: transform(row[1]))) }
+            return keys
         }
         switch kind {
         case .asset: return try updated(.asset) { $0 }
