@@ -10,13 +10,13 @@ import GRDBSQLite
 /// co-routine, each one a seek by row id: `asset.id IN (?, …)` would build a temporary b-tree of the list on
 /// every run, which costs more than the seeks.
 struct IDGroupStatement {
-    /// The ids bound to one run; groups are padded with 0, never an id.
+    /// The ids bound to one run. A smaller group is padded with NULL, which joins no row and costs no seek.
     static var arity: Int { 16 }
 
     private let statement: Statement
 
     private static let values = Array(repeating: "(?)", count: arity).joined(separator: ",")
-    private static let padding = StatementArguments(Array(repeating: Int64(0), count: arity))
+    private static let padding = StatementArguments(Array(repeating: DatabaseValue.null, count: arity))
 
     /// Prepares (or takes from the connection's cache) `SELECT columns` over the group's assets, `columns`
     /// binding `arguments`, and binds them.
@@ -44,7 +44,7 @@ struct IDGroupStatement {
                 parameter += 1
             }
             while parameter <= Int32(Self.arity) {
-                sqlite3_bind_int64(sqlite, parameter, 0)
+                sqlite3_bind_null(sqlite, parameter)
                 parameter += 1
             }
             remaining = remaining.dropFirst(Self.arity)

@@ -44,7 +44,7 @@ struct KeySearch {
         var searchedOld: [Int] = []  // Index into `old` of each key of `searched`.
         for index in 0..<old.count {
             let window = oldWindows[index]
-            guard window.count > Self.scannedWindow else {
+            guard window.count <= Self.scannedWindow else {
                 searched.append(from: old, index)
                 searchedOld.append(index)
                 continue
@@ -118,42 +118,39 @@ struct KeySearch {
         return low
     }
 
-    /// The range of positions of `before` a target's lower bound is in, from a binary search over the fences:
-    /// the sampled keys that no transaction since has removed (the patch doesn't remove their base key).
+    /// The range of positions of `before` a target's lower bound is in, from the fences: the sampled keys of
+    /// the base, whose values (of the fetch's time) are in order. A binary search over all of them finds the
+    /// two around the target; a fence whose base key the patch removed (touched since) gives no position, so
+    /// the nearest ones that still hold bound the range.
     private func fenceBounds(_ targets: SortKeys, _ target: Int, _ fences: SortFences) -> (low: Int, high: Int) {
         let stride = SortFences.stride
-        var low = 0
-        var high = before.count
         var lower = 0
         var upper = fences.count
         while lower < upper {
             let middle = (lower + upper) / 2
-            // The nearest fence that still holds, at or after the middle, else before it.
-            var fence = middle
-            var position = before.index(ofBase: fence * stride)
-            while position == nil && fence + 1 < upper {
-                fence += 1
-                position = before.index(ofBase: fence * stride)
-            }
-            if position == nil {
-                fence = middle - 1
-                while fence >= lower {
-                    position = before.index(ofBase: fence * stride)
-                    if position != nil { break }
-                    fence -= 1
-                }
-            }
-            guard let found = position, fence >= lower else { break }  // No fence left that holds.
             let order = fetch.compare(
-                fences.values, fence * fences.width, before.base[fence * stride], targets.values, target * targets.width,
+                fences.values, middle * fences.width, before.base[middle * stride], targets.values, target * targets.width,
                 targets.ids[target])
-            if order < 0 {
-                lower = fence + 1
-                low = max(low, found + 1)
-            } else {
-                upper = fence
-                high = min(high, found)
+            if order < 0 { lower = middle + 1 } else { upper = middle }
+        }
+        // Fences before `lower` are less than the target, the others not.
+        var low = 0
+        var fence = lower - 1
+        while fence >= 0 {
+            if let position = before.index(ofBase: fence * stride) {
+                low = position + 1
+                break
             }
+            fence -= 1
+        }
+        var high = before.count
+        fence = lower
+        while fence < fences.count {
+            if let position = before.index(ofBase: fence * stride) {
+                high = position
+                break
+            }
+            fence += 1
         }
         return (low, high)
     }
