@@ -56,7 +56,7 @@ public enum Fixtures {
             options.durableCommits = false
             let library = try PhotoLibrary(url: url, options: options)
             try fill(library)
-            FileManager.default.createFile(atPath: done.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: done.path, contents: nil)
         }
         return try PhotoLibrary(url: url, options: .init(retention: RetentionPolicy(maximumAge: 10 * 365 * 86_400, maximumTransactions: 10_000_000)))
     }

@@ -12,6 +12,11 @@
 //                      `changeDetails(for:)` of a tracked 1,000,000-asset fetch sorted by creationDate
 //                      (counted); each round continues from the previous round's result after.
 //   details-refetch N  the same with the incremental path off: fetch again and diff (the baseline).
+//   details-timed N, details-refetch-timed N
+//                      the same, printing the wall-clock time of the measured part (min, median, max).
+//   details-floor N    rounds whose transaction touches no asset (an album created): the floor of a round.
+//   details-commits-only N
+//                      the commits alone (to tell a round's system calls from its commit's, with strace).
 //   commit-on N        N commits of 100 asset inserts into a fresh library, journal on (counted).
 //   commit-off N       the same with the journal off (the baseline).
 import Foundation
@@ -24,27 +29,42 @@ func profiledDetails(_ library: PhotoLibrary, after token: ChangeToken, _ result
 }
 
 @inline(never)
+func profiledFloor(_ library: PhotoLibrary, after token: ChangeToken) throws -> [Change] {
+    try library.readChanges(after: token)
+}
+
+@inline(never)
 func profiledCommit(_ library: PhotoLibrary, counter: inout Int) throws {
     try Workloads.commit100Inserts(library, counter: &counter)
 }
 
-func details(rounds: Int, incremental: Bool) throws {
+func details(rounds: Int, incremental: Bool, measured: Bool = true, timed: Bool = false) throws {
     let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
     library.maintainsFetchResultsIncrementally = incremental
     var result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
     // The same rounds every run: a seeded generator, and the fixture put back as it was at the end.
     var generator = SeededGenerator(seed: 12)
     var original: [String: (creationDate: Date?, isFavorite: Bool)] = [:]
+    var durations: [Duration] = []
     for _ in 0..<rounds {
         let start = try library.currentChangeToken
         let touched = try Workloads.updateTenAssets(library, of: result, using: &generator)
         for asset in touched where original[asset.localIdentifier] == nil {
             original[asset.localIdentifier] = (asset.creationDate, asset.isFavorite)
         }
+        guard measured else { continue }
+        let began = ContinuousClock.now
+        if markSystemCalls { _ = access("/profiled-begin", F_OK) }  // Markers for strace.
         guard let details = try profiledDetails(library, after: start, result), details.changedIndexes.count == 10,
             details.fetchResultAfterChanges.count == result.count
         else { fatalError("unexpected details") }
+        if markSystemCalls { _ = access("/profiled-end", F_OK) }
+        durations.append(ContinuousClock.now - began)
         result = details.fetchResultAfterChanges
+    }
+    if timed, !durations.isEmpty {
+        let sorted = durations.sorted()
+        print("rounds \(sorted.count): min \(sorted[0]), median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
     }
     let assets = try library.fetchAssets(withLocalIdentifiers: Array(original.keys))
     try library.performChangesAndWait(author: "profile") {
@@ -54,6 +74,26 @@ func details(rounds: Int, incremental: Bool) throws {
             request.isFavorite = original[asset.localIdentifier]!.isFavorite
         }
     }
+}
+
+/// The floor of a delivery round: each round's transaction creates an album, so the tracked result's update
+/// finds no asset touched; what is timed is the rest of the round.
+func floor(rounds: Int) throws {
+    let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
+    let result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
+    var durations: [Duration] = []
+    for _ in 0..<rounds {
+        let start = try library.currentChangeToken
+        try library.performChangesAndWait(author: "profile") {
+            _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "floor")
+        }
+        let began = ContinuousClock.now
+        let changes = try profiledFloor(library, after: start)
+        durations.append(ContinuousClock.now - began)
+        precondition(changes.last?.changeDetails(for: result) == nil)
+    }
+    let sorted = durations.sorted()
+    print("rounds \(sorted.count): min \(sorted[0]), median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
 }
 
 func commits(_ count: Int, journaling: Bool) throws {
@@ -66,14 +106,22 @@ func commits(_ count: Int, journaling: Bool) throws {
     for _ in 0..<count { try profiledCommit(library, counter: &counter) }
 }
 
+/// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
+/// `strace -f` shows which system calls it makes.
+let markSystemCalls = ProcessInfo.processInfo.environment["PROFILE_MARKS"] != nil
+
 let arguments = CommandLine.arguments.dropFirst()
 let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 10
 switch arguments.first {
 case "details": try details(rounds: count, incremental: true)
 case "details-refetch": try details(rounds: count, incremental: false)
+case "details-timed": try details(rounds: count, incremental: true, timed: true)
+case "details-refetch-timed": try details(rounds: count, incremental: false, timed: true)
+case "details-commits-only": try details(rounds: count, incremental: true, measured: false)
+case "details-floor": try floor(rounds: count)
 case "commit-on": try commits(count, journaling: true)
 case "commit-off": try commits(count, journaling: false)
 default:
-    FileHandle.standardError.write(Data("usage: LibraryProfile details|details-refetch|commit-on|commit-off [N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LibraryProfile details[-refetch][-timed]|details-commits-only|commit-on|commit-off [N]\n".utf8))
     exit(2)
 }

@@ -9,22 +9,20 @@ struct CompiledQuery {
     /// The same query also selecting the sort columns (``IncrementalFetch/columns``), for ``fetchKeysAndFences(_:)``.
     var sampledSQL: SQL? = nil
 
-    /// The keys and, every ``SortFences/stride`` keys, the sort values of the key (what the incremental path
-    /// searches first, in memory). The values come with the rows read anyway: for an order served by an index
-    /// they are in the index.
+    /// The keys and their sort values (every key's or every ``SortFences/stride``-th: see ``SortFences``),
+    /// what the incremental path searches in memory. The values come with the rows read anyway: for an order
+    /// served by an index they are in the index.
     func fetchKeysAndFences(_ db: Database) throws -> ([Int64], SortFences?) {
         guard let sampledSQL, let width = incremental?.columns.count else { return (try fetchKeys(db), nil) }
         let (text, arguments) = try sampledSQL.build(db)
         var keys: [Int64] = []
-        var values: [DatabaseValue] = []
+        var fences = SortFences.Builder(width: width)
         let cursor = try Row.fetchCursor(db, sql: text, arguments: arguments)
         while let row = try cursor.next() {
-            if keys.count % SortFences.stride == 0 {
-                for column in 0..<width { values.append(row[column + 1]) }
-            }
+            fences.add(row, from: 1)
             keys.append(row[0])
         }
-        return (keys, SortFences(width: width, values: values))
+        return (keys, fences.build())
     }
 
     func fetchKeys(_ db: Database) throws -> [Int64] {

@@ -1,12 +1,15 @@
 import GRDB
 import GRDBSQLite
 
-/// A query over the assets of a group of ids, run for any number of ids a group of ``arity`` at a time:
-/// `WITH ids(id) AS (VALUES (?), …) SELECT … FROM ids CROSS JOIN asset ON asset.id = ids.id`.
+/// A read-only query over the assets of a group of ids, run for any number of ids a group of ``arity`` at a
+/// time: `WITH ids(id) AS (VALUES (?), …) SELECT … FROM ids CROSS JOIN asset ON asset.id = ids.id`.
 ///
-/// The statement is prepared once per connection and its other arguments are bound once per use; each
-/// group's ids are bound through SQLite's C API (building GRDB arguments for every group cost more than
-/// running the statement: the incremental path's probes are a few rows each). The ids come from a VALUES
+/// It is the incremental path's probe: a few rows per run, several runs per delivery round, so what runs
+/// around SQLite counts as much as SQLite. The statement is prepared once per connection; its other
+/// arguments are bound once per use through GRDB; each group's ids are bound, and its rows stepped and read,
+/// through SQLite's C API (GRDB's arguments and row cursors allocate more per run than the run costs). The
+/// statement is read-only and runs inside GRDB's read transaction: GRDB's per-step bookkeeping (transaction
+/// observers, region recording) is for statements that write or are observed. The ids come from a VALUES
 /// co-routine, each one a seek by row id: `asset.id IN (?, …)` would build a temporary b-tree of the list on
 /// every run, which costs more than the seeks.
 struct IDGroupStatement {
@@ -24,20 +27,20 @@ struct IDGroupStatement {
         statement = try db.cachedStatement(sql: """
             WITH ids(id) AS (VALUES \(Self.values)) SELECT \(columns) FROM ids CROSS JOIN asset ON asset.id = ids.id
             """)
-        // GRDB validates and binds every argument; later groups rebind the ids only, and GRDB's cursors keep
-        // the bindings of a statement whose arguments it has set.
+        precondition(statement.isReadonly, "an id group statement only reads")
         try statement.setArguments(Self.padding + arguments)
     }
 
-    /// Runs the statement for `ids`, ``arity`` at a time, and calls `body` with each row (valid during the
-    /// call only).
-    func forEachRow(ids: some Collection<Int64>, _ body: (Row) throws -> Void) throws {
+    /// Runs the statement for `ids`, ``arity`` at a time, and calls `body` with the SQLite statement on each
+    /// row: read its columns with `sqlite3_column_*` during the call.
+    func forEachRow(ids: some Collection<Int64>, _ body: (SQLiteStatement) throws -> Void) throws {
         let sqlite = statement.sqliteStatement
+        defer { sqlite3_reset(sqlite) }
         var remaining = ids[...]
         while !remaining.isEmpty {
             // Bindings can only change on a reset statement.
             let code = sqlite3_reset(sqlite)
-            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+            guard code == SQLITE_OK else { throw error(code) }
             var parameter: Int32 = 1
             for id in remaining.prefix(Self.arity) {
                 sqlite3_bind_int64(sqlite, parameter, id)
@@ -48,8 +51,18 @@ struct IDGroupStatement {
                 parameter += 1
             }
             remaining = remaining.dropFirst(Self.arity)
-            let rows = try Row.fetchCursor(statement)
-            while let row = try rows.next() { try body(row) }
+            while true {
+                let code = sqlite3_step(sqlite)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw error(code) }
+                try body(sqlite)
+            }
         }
+    }
+
+    private func error(_ code: Int32) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement))),
+            sql: statement.sql)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 @_spi(Maintenance) import IndexDiff
 
 /// How an asset fetch is followed transaction by transaction: O(*k* log *n*) change details for a
@@ -143,9 +144,10 @@ struct IncrementalFetch: Sendable {
             db, columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: conditionArguments)
         var memberRows: [Int] = []
         try statement.forEachRow(ids: ids) { row in
-            let key = keys.all.append(row, id: row[0], from: 1)
-            keys.index[row[0]] = key
-            if row[width + 1] as Int64 == 1 { memberRows.append(key) }
+            let id = sqlite3_column_int64(row, 0)
+            let key = keys.all.append(row, id: id, from: 1)
+            keys.index[id] = key
+            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberRows.append(key) }
         }
         memberRows.sort { compare(keys.all, $0, keys.all, $1) < 0 }
         keys.members.reserveCapacity(memberRows.count)
@@ -179,6 +181,18 @@ struct IncrementalFetch: Sendable {
     /// them, each ascending or not, then the id ascending. Negative, zero or positive.
     func compare(_ lhs: SortKeys, _ i: Int, _ rhs: SortKeys, _ j: Int) -> Int {
         compare(lhs.values, i * lhs.width, lhs.ids[i], rhs.values, j * rhs.width, rhs.ids[j])
+    }
+
+    /// Compares the sort values of two keys given as dense numbers (``columns``.count of them from an offset,
+    /// NaN for NULL) in the order of ``compare(_:_:_:_:)``, ids aside: zero when they are equal.
+    func compareValues(_ lhs: [Double], _ lhsOffset: Int, _ rhs: [Double], _ rhsOffset: Int) -> Int {
+        for column in columns.indices {
+            let a = lhs[lhsOffset + column]
+            let b = rhs[rhsOffset + column]
+            let order = a.isNaN ? (b.isNaN ? 0 : -1) : (b.isNaN ? 1 : (a < b ? -1 : (a == b ? 0 : 1)))
+            if order != 0 { return ascending[column] ? order : -order }
+        }
+        return 0
     }
 
     /// Compares two keys given as their values (``columns``.count of them from an offset) and ids.
@@ -257,9 +271,9 @@ struct SortKeys {
         return ids.count - 1
     }
 
-    /// Appends the key whose values are the row's columns from `first` on.
-    mutating func append(_ row: Row, id: Int64, from first: Int) -> Int {
-        for column in first..<(first + width) { values.append(row[column]) }
+    /// Appends the key whose values are the columns of the statement's current row from `first` on.
+    mutating func append(_ row: SQLiteStatement, id: Int64, from first: Int) -> Int {
+        for column in first..<(first + width) { values.append(DatabaseValue(sqliteStatement: row, index: Int32(column))) }
         ids.append(id)
         return ids.count - 1
     }

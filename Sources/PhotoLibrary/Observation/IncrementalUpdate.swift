@@ -17,7 +17,8 @@ struct IncrementalUpdate: Sendable {
         let slots = placement.slots
         let untouchedCount = count - holes.count
         after = before.applying(
-            removed: holes, inserted: (0..<members.count).map { (index: slots[$0] + $0, key: members.ids[$0]) })
+            removed: holes, inserted: (0..<members.count).map { (index: slots[$0] + $0, key: members.ids[$0]) },
+            insertedValues: placement.insertedValues)
 
         let memberIDs = Set(members.ids)
         var removedIndexes: [Int] = []

@@ -1,12 +1,15 @@
 import GRDB
+import GRDBSQLite
 
 /// Step 4 of ``IncrementalFetch``: binary searches over a fetch result's keys, ordered by their sort values at
 /// the result's sequence, for where each touched asset was and where each member now goes.
 ///
-/// Untouched assets still have their sort values of then, so a probe reads them from the database; touched
-/// ones have theirs from the journal. The searches start in memory over the sort values the fetch sampled
-/// (``SortFences``), and then advance together, so that each step reads all its probes with one prepared
-/// statement: O(log *n*) statements for all the searches, O(log 16) of them past the fences.
+/// With every key's sort values in memory (dense ``SortFences``, and the values the patch's keys were
+/// inserted with), each search is two binary searches in memory: O(log *n*), no database read. With sampled
+/// fences, untouched assets still have their sort values of then, so a probe reads them from the database
+/// (touched ones have theirs from the journal): the searches start in memory over every 16th key's values,
+/// then advance together, so that each step reads all its probes with one prepared statement: O(log 16)
+/// statements for all the searches.
 struct KeySearch {
     private let fetch: IncrementalFetch
     private let before: FetchResultKeyList
@@ -35,6 +38,7 @@ struct KeySearch {
     /// Where the touched assets go: where each was (the position of its key at the start, if it was in the
     /// result) and how many untouched assets precede each member now (the lower bound of its key now).
     mutating func place(members: SortKeys) throws -> Placement {
+        if let baseValues = before.denseBaseValues { return try placeInMemory(members: members, baseValues: baseValues) }
         var placement = Placement()
         // A touched asset that was in the result sits exactly at its key's lower bound, which the fences narrow
         // to a window of about 16 positions: its id is found there without reading the database. Wider
@@ -79,16 +83,82 @@ struct KeySearch {
         return placement
     }
 
+    /// ``place(members:)`` with every key's sort values in memory.
+    private func placeInMemory(members: SortKeys, baseValues: [Double]) throws -> Placement {
+        var placement = Placement()
+        let oldValues = try Self.numbers(old)
+        for index in 0..<old.count {
+            let position = lowerBound(oldValues, index, old.ids[index], baseValues)
+            if position < before.count && before[position] == old.ids[index] {
+                placement.beforePosition[old.ids[index]] = position
+            }
+        }
+        placement.insertedValues = try Self.numbers(members)
+        placement.holes = placement.beforePosition.values.sorted()
+        placement.slots = (0..<members.count).map { member in
+            // A member whose sort values didn't change and that was in the result: the same place.
+            let id = members.ids[member]
+            let bound: Int
+            if let position = placement.beforePosition[id], let previous = oldIndex[id], old.sameValues(previous, as: members, member) {
+                bound = position
+            } else {
+                bound = lowerBound(placement.insertedValues, member, id, baseValues)
+            }
+            return bound - FetchResultKeyList.lowerBound(placement.holes, bound)
+        }
+        return placement
+    }
+
+    /// The keys' values as dense numbers; throws ``IncrementalFetch/Unmaintainable`` for a value that isn't one
+    /// (the fetch's values all were; a new one can't be placed among them exactly).
+    private static func numbers(_ keys: SortKeys) throws -> [Double] {
+        try keys.values.map { value in
+            guard let number = SortFences.number(value) else { throw IncrementalFetch.Unmaintainable() }
+            return number
+        }
+    }
+
+    /// The lower bound in `before` of key `index` of `values` (dense numbers, `width` a key): the base keys
+    /// whose values of the fetch's time are less (those of removed keys, touched since, included: they are
+    /// still in order), less the removed ones among them, plus the patch's keys that are less (in order too:
+    /// the patch's keys are in the list's order, with the values they were inserted with).
+    ///
+    /// - Complexity: O(log *n* + log *K*).
+    private func lowerBound(_ values: [Double], _ index: Int, _ id: Int64, _ baseValues: [Double]) -> Int {
+        let width = fetch.columns.count
+        let offset = index * width
+        var low = 0
+        var high = before.base.count
+        // The ids break ties only: read them only then (each step of a search over a million keys is a cache
+        // miss).
+        while low < high {
+            let middle = (low + high) / 2
+            let order = fetch.compareValues(baseValues, middle * width, values, offset)
+            if order < 0 || (order == 0 && before.base[middle] < id) { low = middle + 1 } else { high = middle }
+        }
+        let base = low - FetchResultKeyList.lowerBound(before.removed, low)
+        low = 0
+        high = before.insertedKeys.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = fetch.compareValues(before.insertedValues, middle * width, values, offset)
+            if order < 0 || (order == 0 && before.insertedKeys[middle] < id) { low = middle + 1 } else { high = middle }
+        }
+        return base + low
+    }
+
     /// The widest window of positions scanned for an id rather than searched by key.
     static var scannedWindow: Int { 4 * SortFences.stride }
 
     /// The positions of `before` each target's lower bound can be at: narrowed by the fences, when there are.
     private func windows(_ targets: SortKeys) -> [ClosedRange<Int>] {
-        guard let fences = before.fences, fences.count > 0, fences.width == fetch.columns.count else {
+        guard let fences = before.fences, case .sampled(let values) = fences.values, fences.count > 0,
+            fences.width == fetch.columns.count
+        else {
             return Array(repeating: 0...before.count, count: targets.count)
         }
         return (0..<targets.count).map { target in
-            let (low, high) = fenceBounds(targets, target, fences)
+            let (low, high) = fenceBounds(targets, target, values: values, count: fences.count)
             return low...high
         }
     }
@@ -122,14 +192,14 @@ struct KeySearch {
     /// the base, whose values (of the fetch's time) are in order. A binary search over all of them finds the
     /// two around the target; a fence whose base key the patch removed (touched since) gives no position, so
     /// the nearest ones that still hold bound the range.
-    private func fenceBounds(_ targets: SortKeys, _ target: Int, _ fences: SortFences) -> (low: Int, high: Int) {
+    private func fenceBounds(_ targets: SortKeys, _ target: Int, values: [DatabaseValue], count: Int) -> (low: Int, high: Int) {
         let stride = SortFences.stride
         var lower = 0
-        var upper = fences.count
+        var upper = count
         while lower < upper {
             let middle = (lower + upper) / 2
             let order = fetch.compare(
-                fences.values, middle * fences.width, before.base[middle * stride], targets.values, target * targets.width,
+                values, middle * targets.width, before.base[middle * stride], targets.values, target * targets.width,
                 targets.ids[target])
             if order < 0 { lower = middle + 1 } else { upper = middle }
         }
@@ -145,7 +215,7 @@ struct KeySearch {
         }
         var high = before.count
         fence = lower
-        while fence < fences.count {
+        while fence < count {
             if let position = before.index(ofBase: fence * stride) {
                 high = position
                 break
@@ -172,7 +242,7 @@ struct KeySearch {
         guard !wanted.isEmpty else { return }
         if probeStatement == nil { probeStatement = try IDGroupStatement(db, columns: fetch.probeColumns) }
         try probeStatement!.forEachRow(ids: wanted.keys) { row in
-            let id: Int64 = row[0]
+            let id = sqlite3_column_int64(row, 0)
             let key = probes.append(row, id: id, from: 1)
             for position in wanted[id] ?? [] { probeIndex[position] = key }
         }
@@ -188,4 +258,6 @@ struct Placement {
     var holes: [Int] = []
     /// `slots[i]`: the untouched assets before member `i` in the result after; ascending.
     var slots: [Int] = []
+    /// With dense sort values, the members' (a key's values after another's): the patch keeps them.
+    var insertedValues: [Double] = []
 }
