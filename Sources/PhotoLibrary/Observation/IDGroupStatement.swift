@@ -28,7 +28,10 @@ struct IDGroupStatement {
             WITH ids(id) AS (VALUES \(Self.values)) SELECT \(columns) FROM ids CROSS JOIN asset ON asset.id = ids.id
             """)
         precondition(statement.isReadonly, "an id group statement only reads")
-        try statement.setArguments(Self.padding + arguments)
+        // GRDB binds the arguments (the ids' as NULL); the ids are rebound for each group, the rest stays bound.
+        // A statement that already has these arguments (the usual case, round after round) keeps them.
+        let all = Self.padding + arguments
+        if statement.arguments != all { try statement.setArguments(all) }
     }
 
     /// Runs the statement for `ids`, ``arity`` at a time, and calls `body` with the SQLite statement on each

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 @_spi(Maintenance) import IndexDiff
 
 /// How an asset fetch is followed transaction by transaction: O(*k* log *n*) change details for a
@@ -47,6 +48,13 @@ struct IncrementalFetch: Sendable {
     let journalIndexes: [Int]
     /// `asset.id, <columns>`: what a probe reads.
     let probeColumns: String
+    /// The membership query's columns and arguments, once built (see ``membershipColumns(_:)``).
+    private let membership = BuiltMembership()
+
+    /// A value built on first use and kept: the fetch's condition as SQL text and arguments.
+    final class BuiltMembership: Sendable {
+        let value = Mutex<(columns: String, arguments: StatementArguments)?>(nil)
+    }
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
     init?(condition: SQL, sortDescriptors: [FetchSort]) {
@@ -139,9 +147,8 @@ struct IncrementalFetch: Sendable {
         let width = columns.count
         var keys = CurrentKeys(members: SortKeys(width: width), all: SortKeys(width: width))
         keys.index.reserveCapacity(ids.count)
-        let (condition, conditionArguments) = try self.condition.build(db)
-        let statement = try IDGroupStatement(
-            db, columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: conditionArguments)
+        let membership = try membershipColumns(db)
+        let statement = try IDGroupStatement(db, columns: membership.columns, arguments: membership.arguments)
         var memberRows: [Int] = []
         try statement.forEachRow(ids: ids) { row in
             let id = sqlite3_column_int64(row, 0)
@@ -153,6 +160,16 @@ struct IncrementalFetch: Sendable {
         keys.members.reserveCapacity(memberRows.count)
         for row in memberRows { keys.members.append(from: keys.all, row) }
         return keys
+    }
+
+    /// What the membership query selects (``probeColumns`` and whether the fetch's condition holds) and its
+    /// arguments, built once.
+    private func membershipColumns(_ db: Database) throws -> (columns: String, arguments: StatementArguments) {
+        if let built = membership.value.withLock({ $0 }) { return built }
+        let (condition, arguments) = try self.condition.build(db)
+        let built = (columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: arguments)
+        membership.value.withLock { $0 = built }
+        return built
     }
 
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their

@@ -195,14 +195,15 @@ final class ObservationCenter: Sendable {
             oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
         }
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
+        let round = (start: delivered, records: records)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
                 after: FetchResultKeyList(try entry.chain.requery!(db)),
-                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
+                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, round: round, db))
         }
         for (id, entry) in followed where updates[id] == nil {
             updates[id] = DeliveryContext.ChainUpdate(
-                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
+                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, round: round, db))
         }
         // The objects the round touched: what the journal says of them. Their state at the end of the round is
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
@@ -224,8 +225,28 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change.
-    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, through end: Int64, _ db: Database) throws -> [(sequence: Int64, key: Int64)] {
+    /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change:
+    /// from the records the round read when it read them all (`start` is not before the round's), else from
+    /// the journal.
+    private func updatedKeys(
+        _ kind: FetchResultKeyKind, after start: Int64, through end: Int64,
+        round: (start: Int64, records: [Int64: [JournalRecord]]), _ db: Database
+    ) throws -> [(sequence: Int64, key: Int64)] {
+        if start >= round.start {
+            var keys: [(sequence: Int64, key: Int64)] = []
+            for (sequence, records) in round.records where sequence > start && sequence <= end {
+                for record in records where record.kind == .updated {
+                    switch (kind, record.objectType) {
+                    case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
+                        keys.append((sequence, record.objectID))
+                    case (.mixed, .assetCollection): keys.append((sequence, record.objectID << 1))
+                    case (.mixed, .collectionList): keys.append((sequence, record.objectID << 1 | 1))
+                    default: break
+                    }
+                }
+            }
+            return keys
+        }
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
             // `+objectType`: through the primary key's range of `seq`, not every record of the type.
             let statement = try db.cachedStatement(

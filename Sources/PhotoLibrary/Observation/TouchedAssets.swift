@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Step 1 of ``IncrementalFetch``: the assets the journal's records in an interval touch, each with its first
 /// record in the interval (which holds the asset's state at the interval's start).
@@ -29,20 +30,30 @@ struct TouchedAssets {
             SELECT objectId, kind, changedProperties, previousValues FROM change_record
             WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq
             """)
+        // The columns are read through SQLite's C API (GRDB's row decoding costs more than reading them).
         let records = try Row.fetchCursor(statement, arguments: [start, end, ObjectType.asset.rawValue])
-        while let row = try records.next() {
-            let id: Int64 = row[0]
-            guard let kind = ChangeKind(rawValue: row[1]) else { throw IncrementalFetch.Unmaintainable() }
+        let sqlite = statement.sqliteStatement
+        while try records.next() != nil {
+            let id = sqlite3_column_int64(sqlite, 0)
+            guard let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(sqlite, 1))) else { throw IncrementalFetch.Unmaintainable() }
             if first[id] == nil {
                 guard ids.count < limit else { throw IncrementalFetch.Unmaintainable() }
                 ids.append(id)
-                first[id] = First(kind: kind, previousValues: row[3])
+                first[id] = First(kind: kind, previousValues: Self.blob(sqlite, 3))
             }
             if kind == .updated {
                 updated.insert(id)
-                let properties = AssetProperties(rawValue: row[2])
+                let properties = AssetProperties(rawValue: Int(sqlite3_column_int64(sqlite, 2)))
                 if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged.insert(id) }
             }
         }
+    }
+
+    /// A blob column of the current row, or nil when NULL.
+    private static func blob(_ sqlite: SQLiteStatement, _ column: Int32) -> Data? {
+        guard sqlite3_column_type(sqlite, column) != SQLITE_NULL else { return nil }
+        // sqlite3_column_blob before sqlite3_column_bytes; a zero-length blob has no pointer.
+        guard let bytes = sqlite3_column_blob(sqlite, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(sqlite, column)))
     }
 }
