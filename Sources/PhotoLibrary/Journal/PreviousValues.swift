@@ -3,8 +3,8 @@ import GRDB
 
 /// The journal's encoding of an object's values before a change: `change_record.previousValues` (schema 4).
 ///
-/// Byte 0 is ``binaryFormat``; then the row's columns in the order of its type's ``JournaledRow/journalColumns``
-/// (the table's column order), each a tag byte and its payload:
+/// Byte 0 is ``binaryFormat``, then the number of columns (a varint); then the row's columns in the order of
+/// its type's ``JournaledRow/journalColumns`` (the table's column order), each a tag byte and its payload:
 ///
 /// | tag | value | payload |
 /// |---|---|---|
@@ -14,7 +14,8 @@ import GRDB
 /// | 3 | text | varint byte count, then the UTF-8 bytes |
 /// | 4 | blob | varint byte count, then the bytes |
 ///
-/// A column absent from the end of an encoding (one written before the column existed) reads as missing.
+/// An encoding with fewer columns than the type has now (written before a migration added one) reads the
+/// missing ones as absent; bytes that don't hold the columns they announce are refused.
 /// Rows journaled before schema 4 hold JSON (they start with `{`); ``decode(_:from:)`` reads both. An
 /// asset's encoding is about a third of its JSON, and writing or reading one column of it costs a few
 /// hundred instructions instead of a JSON coder's tens of thousands.
@@ -40,9 +41,10 @@ enum PreviousValues {
         }
 
         /// Appends the encoding of `row` and returns its range in ``bytes``.
-        mutating func append(_ row: some JournaledRow) -> Range<Int> {
+        mutating func append<Row: JournaledRow>(_ row: Row) -> Range<Int> {
             let start = bytes.count
             bytes.append(PreviousValues.binaryFormat)
+            varint(UInt64(Row.journalColumns.count))
             row.writePreviousValues(to: &self)
             return start..<bytes.count
         }
@@ -96,21 +98,28 @@ enum PreviousValues {
         private let bytes: UnsafeRawBufferPointer
         private var offset: Int
 
+        /// The number of columns the encoding holds.
+        let columnCount: Int
+        private var columnsRead = 0
+
         /// A reader of `bytes`, or nil when they are not a binary encoding.
         init?(_ bytes: UnsafeRawBufferPointer) {
             guard bytes.first == PreviousValues.binaryFormat else { return nil }
             self.bytes = bytes
             offset = 1
+            guard let count = try? Self.varint(bytes, &offset), count <= UInt64(bytes.count) else { return nil }
+            columnCount = Int(count)
         }
 
-        /// Whether every column was read.
-        var isAtEnd: Bool { offset >= bytes.count }
+        /// Whether every column was read: all the encoding announced, and no byte is left.
+        var isAtEnd: Bool { columnsRead == columnCount && offset == bytes.count }
 
-        /// The next column's value; nil at the end.
+        /// The next column's value; nil after the last one.
         ///
         /// - Throws: ``PreviousValues/Malformed`` when the bytes are cut short or hold an unknown tag.
         mutating func next() throws(Malformed) -> DatabaseValue? {
-            guard !isAtEnd else { return nil }
+            guard columnsRead < columnCount else { return nil }
+            columnsRead += 1
             switch try tag() {
             case .null: return .null
             case .integer:
@@ -129,9 +138,10 @@ enum PreviousValues {
             }
         }
 
-        /// Steps over the next column without reading it; false at the end.
+        /// Steps over the next column without reading it; false after the last one.
         mutating func skip() throws(Malformed) -> Bool {
-            guard !isAtEnd else { return false }
+            guard columnsRead < columnCount else { return false }
+            columnsRead += 1
             switch try tag() {
             case .null: break
             case .integer: _ = try varint()
@@ -144,12 +154,16 @@ enum PreviousValues {
         }
 
         private mutating func tag() throws(Malformed) -> Tag {
-            guard let tag = Tag(rawValue: bytes[offset]) else { throw Malformed() }
+            guard offset < bytes.count, let tag = Tag(rawValue: bytes[offset]) else { throw Malformed() }
             offset += 1
             return tag
         }
 
         private mutating func varint() throws(Malformed) -> UInt64 {
+            try Self.varint(bytes, &offset)
+        }
+
+        private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) throws(Malformed) -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
@@ -183,7 +197,8 @@ enum PreviousValues {
             // A row journaled before schema 4: decode it, then read its binary encoding.
             guard let row = try? JSONDecoder().decode(Record.self, from: data) else { return nil }
             var writer = Writer()
-            return Data(writer.bytes[writer.append(row)]).withUnsafeBytes { values(at: indexes, in: $0) }
+            let range = writer.append(row)
+            return writer.bytes[range].withUnsafeBytes { values(at: indexes, in: $0) }
         }
         return data.withUnsafeBytes { values(at: indexes, in: $0) }
     }
@@ -222,7 +237,7 @@ enum PreviousValues {
             } catch {
                 return nil
             }
-            guard reader.isAtEnd else { return nil }  // More columns than this build knows.
+            guard reader.isAtEnd else { return nil }  // Bytes left over, or more columns than this build knows.
             return try? Record(row: GRDB.Row(dictionary))
         }
     }
