@@ -394,22 +394,15 @@ extension CollectionListRow: JournaledObject {
 /// The records of one transaction, in the order added, with the previous values of all of them encoded into
 /// one shared buffer; written with a few multi-row statements.
 struct JournalBatch {
-    struct Record {
-        let objectType: ObjectType
-        let objectID: Int64
-        let localIdentifier: String
-        let kind: ChangeKind
-        let changedProperties: Int
-        let contentChanged: Bool
-        /// The range of the previous values in the batch's buffer (updated and deleted objects).
-        let previousValues: Range<Int>?
-    }
-
-    private(set) var records: [Record] = []
+    /// The records, their previous values left out (`nil`): they are in the buffer, at ``previousValues``.
+    private(set) var records: [JournalRecord] = []
+    /// The range in the buffer of each record's previous values (updated and deleted objects).
+    private var previousValues: [Range<Int>?] = []
     private var values: PreviousValues.Writer
 
     init(capacity: Int) {
         records.reserveCapacity(capacity)
+        previousValues.reserveCapacity(capacity)
         values = PreviousValues.Writer(capacity: 64 * capacity)
     }
 
@@ -418,25 +411,26 @@ struct JournalBatch {
     /// Records an object's net change from `old` (nil: created in the block) to `new` (nil: deleted), if it
     /// made one: an update that changes no public property (or membership) is not recorded.
     mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row?, membershipChanged: Bool) {
+        let kind: ChangeKind
+        var properties = 0
+        var contentChanged = false
         switch (old, new) {
         case (nil, nil):
             return  // Created and deleted in the same block: nothing.
-        case (nil, let new?):
-            records.append(Record(
-                objectType: type, objectID: id, localIdentifier: new.localIdentifier, kind: .inserted, changedProperties: 0,
-                contentChanged: false, previousValues: nil))
-        case (let old?, nil):
-            records.append(Record(
-                objectType: type, objectID: id, localIdentifier: old.localIdentifier, kind: .deleted, changedProperties: 0,
-                contentChanged: false, previousValues: values.append(old)))
+        case (nil, _):
+            kind = .inserted
+        case (_, nil):
+            kind = .deleted
         case (let old?, let new?):
-            var (properties, contentChanged) = new.journaledChanges(since: old)
+            kind = .updated
+            (properties, contentChanged) = new.journaledChanges(since: old)
             if membershipChanged { properties |= CollectionProperties.membership.rawValue }
             guard properties != 0 else { return }  // Bookkeeping only: invisible.
-            records.append(Record(
-                objectType: type, objectID: id, localIdentifier: new.localIdentifier, kind: .updated,
-                changedProperties: properties, contentChanged: contentChanged, previousValues: values.append(old)))
         }
+        records.append(JournalRecord(
+            objectType: type, objectID: id, localIdentifier: (new ?? old)!.localIdentifier, kind: kind,
+            changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
+        previousValues.append(old.map { values.append($0) })
     }
 
     /// The most rows one INSERT statement writes.
@@ -474,17 +468,15 @@ struct JournalBatch {
             while start < records.count {
                 var size = Self.rowsPerStatement
                 while size > records.count - start { size /= 2 }
-                try insert(records[start..<(start + size)], sequence: sequence, previousValues: buffer, db)
+                try insert(start..<(start + size), sequence: sequence, previousValues: buffer, db)
                 start += size
             }
         }
         return sequence
     }
 
-    /// Inserts `rows` records with one statement of as many rows.
-    private func insert(
-        _ rows: ArraySlice<Record>, sequence: Int64, previousValues: UnsafeRawBufferPointer, _ db: Database
-    ) throws {
+    /// Inserts the records at `rows` with one statement of as many rows.
+    private func insert(_ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: Self.insertSQL[rows.count]!)
         // GRDB executes a statement with the arguments it last set: set them once (any values), then bind
         // each batch's.
@@ -498,7 +490,7 @@ struct JournalBatch {
         // are cleared after it.
         defer { sqlite3_clear_bindings(sqlite) }
         var parameter: Int32 = 1
-        for record in rows {
+        for (record, previous) in zip(records[rows], previousValues[rows]) {
             sqlite3_bind_int64(sqlite, parameter, sequence)
             sqlite3_bind_int64(sqlite, parameter + 1, Int64(record.objectType.rawValue))
             sqlite3_bind_int64(sqlite, parameter + 2, record.objectID)
@@ -509,8 +501,8 @@ struct JournalBatch {
             sqlite3_bind_int64(sqlite, parameter + 4, Int64(record.kind.rawValue))
             sqlite3_bind_int64(sqlite, parameter + 5, Int64(record.changedProperties))
             sqlite3_bind_int64(sqlite, parameter + 6, record.contentChanged ? 1 : 0)
-            if let range = record.previousValues {
-                sqlite3_bind_blob(sqlite, parameter + 7, previousValues.baseAddress! + range.lowerBound, Int32(range.count), nil)
+            if let range = previous {
+                sqlite3_bind_blob(sqlite, parameter + 7, buffer.baseAddress! + range.lowerBound, Int32(range.count), nil)
             } else {
                 sqlite3_bind_null(sqlite, parameter + 7)
             }

@@ -293,6 +293,21 @@ extension AssetRow: JournaledRow {
     }
 }
 
+extension PreviousValues.Writer {
+    /// The first columns of both collection tables (`asset_collection`, `collection_list`), in their order.
+    mutating func collectionColumns(
+        _ id: Int64, _ localIdentifier: String, _ type: Int, _ subtype: Int, _ title: String?, _ startDate: Double?, _ endDate: Double?
+    ) {
+        integer(id)
+        text(localIdentifier)
+        integer(type)
+        integer(subtype)
+        text(title)
+        real(startDate)
+        real(endDate)
+    }
+}
+
 extension AssetCollectionRow: JournaledRow {
     static let journalColumns = [
         "id", "localIdentifier", "type", "subtype", "title", "startDate", "endDate", "assetCount", "latitude", "longitude",
@@ -300,13 +315,7 @@ extension AssetCollectionRow: JournaledRow {
     ]
 
     func writePreviousValues(to writer: inout PreviousValues.Writer) {
-        writer.integer(id)
-        writer.text(localIdentifier)
-        writer.integer(type)
-        writer.integer(subtype)
-        writer.text(title)
-        writer.real(startDate)
-        writer.real(endDate)
+        writer.collectionColumns(id, localIdentifier, type, subtype, title, startDate, endDate)
         writer.integer(assetCount)
         writer.real(latitude)
         writer.real(longitude)
@@ -322,13 +331,7 @@ extension CollectionListRow: JournaledRow {
     ]
 
     func writePreviousValues(to writer: inout PreviousValues.Writer) {
-        writer.integer(id)
-        writer.text(localIdentifier)
-        writer.integer(type)
-        writer.integer(subtype)
-        writer.text(title)
-        writer.real(startDate)
-        writer.real(endDate)
+        writer.collectionColumns(id, localIdentifier, type, subtype, title, startDate, endDate)
         writer.integer(momentYear)
         writer.real(createdAt)
     }
