@@ -21,6 +21,24 @@ struct SortFences: Sendable {
 
     let width: Int
     let values: Values
+    /// With dense values, those of every ``directoryStride``-th key (64), `width` a key: a binary search over
+    /// a million keys starts in these 125 KB, which stay in the processor's caches, and ends among 64
+    /// neighbouring keys, instead of missing the caches at every step.
+    let directory: [Double]
+
+    static var directoryStride: Int { 64 }
+
+    init(width: Int, values: Values) {
+        self.width = width
+        self.values = values
+        if case .dense(let numbers) = values, width > 0 {
+            directory = Swift.stride(from: 0, to: numbers.count / width, by: Self.directoryStride).flatMap { key in
+                numbers[(key * width)..<((key + 1) * width)]
+            }
+        } else {
+            directory = []
+        }
+    }
 
     /// The number of keys with values: every key when dense, every ``stride``-th when sampled.
     var count: Int {

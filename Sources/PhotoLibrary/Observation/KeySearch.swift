@@ -127,10 +127,20 @@ struct KeySearch {
     private func lowerBound(_ values: [Double], _ index: Int, _ id: Int64, _ baseValues: [Double]) -> Int {
         let width = fetch.columns.count
         let offset = index * width
-        var low = 0
-        var high = before.base.count
         // The ids break ties only: read them only then (each step of a search over a million keys is a cache
-        // miss).
+        // miss). The first steps run over the directory of every 64th key (see ``SortFences/directory``).
+        let directory = before.fences!.directory
+        let stride = SortFences.directoryStride
+        var low = 0
+        var high = directory.count / width
+        while low < high {
+            let middle = (low + high) / 2
+            let order = fetch.compareValues(directory, middle * width, values, offset)
+            if order < 0 || (order == 0 && before.base[middle * stride] < id) { low = middle + 1 } else { high = middle }
+        }
+        // The first directory key not less is the one at `low`: the lower bound is after the one before it.
+        high = min(low * stride, before.base.count)
+        low = low == 0 ? 0 : (low - 1) * stride + 1
         while low < high {
             let middle = (low + high) / 2
             let order = fetch.compareValues(baseValues, middle * width, values, offset)

@@ -110,11 +110,29 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
+    /// The connection delivery rounds read from: a read-only connection of their own, opened on first use.
+    /// SQLite drops a connection's page cache at its first read after another connection's commit — every
+    /// round's first read — and the cost follows the pages cached: on the pool's readers, those of every
+    /// object the application loaded since. This one only caches what rounds read.
+    private let deliveryReader = Mutex<DatabaseQueue?>(nil)
+
+    private func roundReader() throws -> DatabaseQueue {
+        try deliveryReader.withLock { reader in
+            if let reader { return reader }
+            var configuration = database.configuration
+            configuration.readonly = true
+            configuration.label = "photosync.observation"
+            let opened = try DatabaseQueue(path: database.path, configuration: configuration)
+            reader = opened
+            return opened
+        }
+    }
+
     /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
     /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
     func readChanges(after sequence: Int64) throws -> [Change] {
         let results = state.withLock { $0.results.values.compactMap(\.result) }
-        return try database.read { db in try readRound(after: sequence, results: results, db) }
+        return try roundReader().read { db in try readRound(after: sequence, results: results, db) }
     }
 
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
@@ -125,7 +143,7 @@ final class ObservationCenter: Sendable {
         guard hasAudience else { return }
         let changes: [Change]
         do {
-            changes = try database.read { db in try readRound(after: delivered, results: results, db) }
+            changes = try roundReader().read { db in try readRound(after: delivered, results: results, db) }
         } catch {
             return  // The database can't be read now; the next notification (at most a second away) retries.
         }
