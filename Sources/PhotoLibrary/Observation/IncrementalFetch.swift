@@ -25,9 +25,10 @@ import Synchronization
 /// 3. A touched asset's sort values at the result's sequence are its current ones when no record changed a
 ///    sort property, else the previous values of its first record (only the sort columns are decoded).
 /// 4. One binary search per key over the result, ordered by the keys at its sequence, finds where each
-///    touched asset was and how many untouched assets precede each member (``KeySearch``): first in memory
-///    over the sort values the fetch sampled every 16 keys (``SortFences``), then over the database, all
-///    searches in step so that each step reads its probes with one prepared statement.
+///    touched asset was and how many untouched assets precede each member (``KeySearch``): in memory over
+///    the sort values the fetch kept (``SortFences``: every key's when they are numbers), else first over
+///    every 16th key's and then in the database, all searches in step so that each step reads its probes
+///    with one prepared statement.
 /// 5. The details: removals, insertions and changes by position, and the minimal moves from a longest
 ///    increasing subsequence over O(*k*) items (``ChainMoves``), with ``IndexDiff``'s tie-break, so the details
 ///    are exactly those of fetching again and diffing. The keys after share the keys before plus a patch.
@@ -109,8 +110,9 @@ struct IncrementalFetch: Sendable {
     /// The change from `before`, the result's keys at journal position `start`, to the state at `end` (the
     /// read's position), or nil when the round must fall back to fetching again.
     ///
-    /// - Complexity: O(*k* log *n* + *r*) database reads and work for *k* touched assets, *r* journal
-    ///   records in the interval, plus O(*K*) to patch the keys (see ``FetchResultKeyList``).
+    /// - Complexity: for *k* touched assets and *r* journal records in the interval, O(*k* + *r*) rows read
+    ///   and O(*k* log *n*) work in memory when the fetch kept every key's sort values; O(*k* log *n*) rows
+    ///   read when it kept every 16th; plus O(*K*) to patch the keys (see ``FetchResultKeyList``).
     func update(_ before: FetchResultKeyList, from start: Int64, through end: Int64, _ db: Database) throws -> IncrementalUpdate? {
         do {
             try Self.checkRetained(after: start, db)

@@ -39,6 +39,11 @@ struct KeySearch {
     /// result) and how many untouched assets precede each member now (the lower bound of its key now).
     mutating func place(members: SortKeys) throws -> Placement {
         if let baseValues = before.denseBaseValues { return try placeInMemory(members: members, baseValues: baseValues) }
+        return try placeWithProbes(members: members)
+    }
+
+    /// ``place(members:)`` with every 16th key's sort values in memory, or none.
+    private mutating func placeWithProbes(members: SortKeys) throws -> Placement {
         var placement = Placement()
         // A touched asset that was in the result sits exactly at its key's lower bound, which the fences narrow
         // to a window of about 16 positions: its id is found there without reading the database. Wider
