@@ -55,6 +55,16 @@ let package = Package(
             path: "SyncBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ImagingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "PhotoImaging", package: "photosync"),
+            ],
+            path: "ImagingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,24 +3,27 @@
 #
 # The outputs are committed: the tests never need ImageMagick, exiftool, ffmpeg or libheif at run time.
 # Run from anywhere: `bash scripts/make-fixtures.sh`. Needs (Debian 12): imagemagick (with its heic/avif
-# delegate, libheif), libimage-exiftool-perl, ffmpeg. With INSTALL=1 (and root) it installs them first.
+# delegate, libheif), libimage-exiftool-perl, ffmpeg, libheif-examples (heif-enc, heif-info), python3. With
+# INSTALL=1 (and root) it installs them first. FIXTURES_OUT=DIR writes the fixtures there instead (to compare
+# a regeneration with the committed files, or to take one new fixture only).
 #
 # Every fixture is tiny (a few KiB); the values written here are the values the tests expect, so keep both
 # in step when changing either.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="$here/../Tests/MediaProbeTests/Fixtures"
+out="${FIXTURES_OUT:-$here/../Tests/MediaProbeTests/Fixtures}"
 
 if [[ "${INSTALL:-0}" == 1 ]]; then
     apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q imagemagick libimage-exiftool-perl ffmpeg
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q imagemagick libimage-exiftool-perl ffmpeg \
+        libheif-examples python3
 fi
 
 # ImageMagick 6 is `convert`; prefer the real binary over any wrapper earlier on PATH.
 IM=/usr/bin/convert
 [[ -x "$IM" ]] || IM="$(command -v convert)"
-for tool in exiftool ffmpeg; do
+for tool in exiftool ffmpeg heif-enc heif-info python3; do
     command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 1; }
 done
 
@@ -126,9 +129,86 @@ vid 16x16 -f ipod clip.m4v
 printf 'This is not a picture.\nJust text, named like one.\n' > text.jpg
 "$IM" -size 8x8 xc:green -strip -quality 50 jpeg:jpeg-named.txt
 
-rm -f "$out"/*
+# 14. rotated-crop.heic: coded 64x48 (a one-tile grid, as heif-enc writes it), then a `clap` crop to 60x40 and
+#     an `irot` of 90° anticlockwise on the primary item (in that order): displayed 40x60, orientation 8
+#     (left). heif-enc 1.15 writes neither property, so a small rewriter adds them (below). EXIF and XMP (an
+#     xmp:CreateDate and a Google burst identifier) are written by exiftool afterwards.
+cat > add-clap-irot.py <<'PYTHON'
+import struct, sys
+# add-clap-irot.py IN OUT WIDTH HEIGHT ANGLE: gives the primary item of a HEIF file a centred `clap` crop to
+# WIDTH x HEIGHT and an `irot` of ANGLE x 90 degrees anticlockwise (in that order, both essential), moving the
+# file offsets in `iloc` by the bytes inserted into `meta`. Handles ipma version 0 with 1-byte indexes (what
+# heif-enc writes) and iloc versions 0-2.
+src, dst, width, height, angle = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+data = bytearray(open(src, 'rb').read())
+
+def boxes(start, end):
+    at = start
+    while at + 8 <= end:
+        size, kind = struct.unpack('>I4s', data[at:at + 8])
+        yield kind.decode('latin1'), at, size
+        at += size
+
+meta = next(b for b in boxes(0, len(data)) if b[0] == 'meta')
+children = {k: (a, s) for k, a, s in boxes(meta[1] + 12, meta[1] + meta[2])}
+primary = struct.unpack('>H', data[children['pitm'][0] + 12:children['pitm'][0] + 14])[0]
+iprp = children['iprp']
+inner = {k: (a, s) for k, a, s in boxes(iprp[0] + 8, iprp[0] + iprp[1])}
+ipco, ipma = inner['ipco'], inner['ipma']
+count = sum(1 for _ in boxes(ipco[0] + 8, ipco[0] + ipco[1]))
+properties = struct.pack('>I4s8I', 40, b'clap', width, 1, height, 1, 0, 1, 0, 1) + struct.pack('>I4sB', 9, b'irot', angle)
+
+at = ipma[0] + 16
+for _ in range(struct.unpack('>I', data[ipma[0] + 12:ipma[0] + 16])[0]):
+    item, n = struct.unpack('>HB', data[at:at + 3])
+    if item == primary:
+        data[at + 2] = n + 2
+        data[at + 3 + n:at + 3 + n] = bytes([0x80 | (count + 1), 0x80 | (count + 2)])
+        break
+    at += 3 + n
+else:
+    sys.exit('primary item not in ipma')
+data[ipco[0] + ipco[1]:ipco[0] + ipco[1]] = properties
+added = len(properties) + 2
+def grow(box_at, by):
+    struct.pack_into('>I', data, box_at, struct.unpack('>I', data[box_at:box_at + 4])[0] + by)
+grow(ipco[0], len(properties)); grow(ipma[0] + len(properties), 2); grow(iprp[0], added); grow(meta[1], added)
+
+iloc = children['iloc'][0] + (added if children['iloc'][0] > ipco[0] else 0)
+version, sizes, more = data[iloc + 8], data[iloc + 12], data[iloc + 13]
+offset_size, length_size, base_size = sizes >> 4, sizes & 15, more >> 4
+index_size = more & 15 if version >= 1 else 0
+def field(at, size, delta=0):
+    value = int.from_bytes(data[at:at + size], 'big') if size else 0
+    if size and delta: data[at:at + size] = (value + delta).to_bytes(size, 'big')
+    return value
+at = iloc + 14
+items = field(at, 2 if version < 2 else 4); at += 2 if version < 2 else 4
+for _ in range(items):
+    at += 2 if version < 2 else 4
+    method = 0
+    if version >= 1:
+        method = field(at, 2) & 15; at += 2
+    at += 2
+    if method == 0: field(at, base_size, added if base_size else 0)
+    at += base_size
+    extents = field(at, 2); at += 2
+    for _ in range(extents):
+        at += index_size
+        if method == 0 and not base_size: field(at, offset_size, added)
+        at += offset_size + length_size
+open(dst, 'wb').write(data)
+PYTHON
+picture 64x48 -quality 90 rotated-crop.jpg
+heif-enc -q 30 -o rotated-plain.heic rotated-crop.jpg
+python3 add-clap-irot.py rotated-plain.heic rotated-crop.heic 60 40 1
+ex -Make="Apple" -Model="iPhone 13" -DateTimeOriginal="2022:08:09 10:11:12" -OffsetTimeOriginal="+03:00" \
+    -XMP-xmp:CreateDate="2022-08-09T10:11:12+03:00" -XMP-GCamera:BurstID="HEIC-BURST-7" rotated-crop.heic
+heif-info rotated-crop.heic | grep -q "image: 40x60" || { echo "rotated-crop.heic: unexpected size" >&2; exit 1; }
+
+[[ -n "${FIXTURES_OUT:-}" ]] || rm -f "$out"/*
 cp camera.jpg portrait.jpg lying-future.jpg lying-past.jpg panorama-hdr.jpg plain.png screenshot.png \
     anim.gif lossy.webp lossless.webp extended.webp image.tiff tiny.dng image.heic image.avif \
-    clip.mp4 clip.mov clip.m4v text.jpg jpeg-named.txt "$out"/
+    clip.mp4 clip.mov clip.m4v text.jpg jpeg-named.txt rotated-crop.heic "$out"/
 ls -l "$out"
 du -sh "$out"

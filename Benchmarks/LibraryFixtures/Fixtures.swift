@@ -5,10 +5,10 @@ import Foundation
 
 /// Large fixture libraries are built once through the public API and kept in /tmp between runs.
 public enum Fixtures {
-    /// v2: libraries of schema 4 (a build without migration 4 refuses them, so they don't share v1's folder).
+    /// v3: libraries of schema 5 (a build without migration 5 refuses them, so they don't share v1's folder).
     /// `PHOTOSYNC_BENCHMARK_FIXTURES` names another folder (to profile an older build on its own fixtures).
     public static let root = URL(
-        fileURLWithPath: ProcessInfo.processInfo.environment["PHOTOSYNC_BENCHMARK_FIXTURES"] ?? "/tmp/photosync-benchmarks-v2")
+        fileURLWithPath: ProcessInfo.processInfo.environment["PHOTOSYNC_BENCHMARK_FIXTURES"] ?? "/tmp/photosync-benchmarks-v3")
 
     /// A library of `count` assets with creation dates spread over ten years, in random order. Benchmarks
     /// that commit into it use their own copy (`name`), so that the others keep measuring the same library.

@@ -69,7 +69,7 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
 
     static func unknownKey(_ name: String, validKeys: [String], position: Int?) -> PredicateError {
         var message = "unknown key '\(name)'"
-        if let suggestion = validKeys.first(where: { $0.lowercased() == name.lowercased() }) {
+        if let suggestion = NameSuggestion.closest(to: name, among: validKeys) {
             message += " (did you mean '\(suggestion)'?)"
         }
         message += "; valid keys: " + validKeys.sorted().joined(separator: ", ")

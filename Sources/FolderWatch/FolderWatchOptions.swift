@@ -17,6 +17,11 @@ public struct FolderWatchOptions: Sendable {
     /// `.directoryAppeared`.
     public var maximumWatchCount: Int?
 
+    /// While a file is being written, `.fileWritten` is sent for it at most this often (default 100 ms): a copy
+    /// of a large file makes one IN_MODIFY per `write`. Any other event about the path is sent at once, and the
+    /// next write after it is reported again.
+    public var writeReportInterval: Duration = .milliseconds(100)
+
     /// For tests of queue overflows: the reader thread reads nothing until ``FolderWatcher/resumeReading()``,
     /// so the kernel's queue (fs.inotify.max_queued_events) can be filled deterministically.
     package var holdsEventsUntilResumed = false

@@ -12,6 +12,8 @@ import Glibc
 /// for await event in watcher.events {
 ///     switch event {
 ///     case .fileChanged(let path): …            // stat it again
+///     case .fileWritten(let path): …            // being written: wait for .fileClosed
+///     case .fileClosed(let path): …             // written and closed: read it
 ///     case .rescanNeeded(let path, _): …        // rescan that subtree
 ///     default: …
 ///     }
@@ -28,6 +30,9 @@ import Glibc
 ///   `.fileChanged` or `.directoryAppeared`. Later events wait behind a first half, so order is kept.
 /// - A renamed directory keeps its watches: the watcher's map of watches is a tree of names, so one re-link
 ///   moves the paths of the whole subtree.
+/// - Writes are reported as `.fileWritten` (at most every ``FolderWatchOptions/writeReportInterval`` per file)
+///   and the writer's close as `.fileClosed`, so that a consumer reads a file once its writer is done with it
+///   rather than when it happens to be quiet.
 /// - A new directory gets its watches (recursively, after the ignore rules) before `.directoryAppeared` is sent:
 ///   whatever was written into it before that is found by the consumer's scan, anything after is reported.
 /// - On a queue overflow the watcher walks the tree again (adding missing watches, dropping stale ones), then
@@ -106,6 +111,19 @@ public final class FolderWatcher: Sendable {
     public func stop() {
         control.requestStop()
         continuation.finish()
+    }
+
+    /// Asks for a ``FolderWatchEvent/marker(_:)`` event: it is sent after every event about a change made before
+    /// the call. Once the consumer receives it, it has received all of them — Watchman's cookie, without a
+    /// file in the tree.
+    ///
+    /// The reader reads everything the kernel has queued for the watcher, then sends the marker (after any
+    /// rename still waiting for its second half, so order is kept). While the watcher holds its events
+    /// (``FolderWatchOptions/holdsEventsUntilResumed``), markers wait too.
+    ///
+    /// - Returns: the marker's number: 1 for the first, then one more each call.
+    public func requestMarker() -> UInt64 {
+        control.requestMarker()
     }
 
     /// Lets the reader start reading when ``FolderWatchOptions/holdsEventsUntilResumed`` was set (for tests that

@@ -6,6 +6,7 @@ import Glibc
 enum InotifyMask {
     static let create = UInt32(IN_CREATE)
     static let closeWrite = UInt32(IN_CLOSE_WRITE)
+    static let modify = UInt32(IN_MODIFY)
     static let attributes = UInt32(IN_ATTRIB)
     static let movedFrom = UInt32(IN_MOVED_FROM)
     static let movedTo = UInt32(IN_MOVED_TO)
@@ -20,6 +21,6 @@ enum InotifyMask {
     /// The mask of every directory watch: the changes of its entries and of itself, only if it is a
     /// directory, never through a symbolic link, and nothing about entries already unlinked.
     static let directoryWatch: UInt32 =
-        create | closeWrite | attributes | movedFrom | movedTo | delete | deleteSelf | moveSelf
+        create | modify | closeWrite | attributes | movedFrom | movedTo | delete | deleteSelf | moveSelf
         | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_EXCL_UNLINK)
 }

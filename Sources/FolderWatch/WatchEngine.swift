@@ -58,6 +58,12 @@ final class WatchEngine {
     private var deferred: [RawEvent] = []
     private var limitReported = false
     private var lastAppended: FolderWatchEvent?
+    /// When `.fileWritten` was last sent, by path (see ``FolderWatchOptions/writeReportInterval``).
+    private var writeReports: [String: ContinuousClock.Instant] = [:]
+    /// Events queued so far (wraps).
+    private var appended = 0
+    /// The last read held a write not reported (already reported within the interval).
+    private var writeSuppressed = false
     /// Counts the reads processed.
     private var batch = 0
     private(set) var isFinished = false
@@ -120,39 +126,77 @@ final class WatchEngine {
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, options.readBufferSize), alignment: 8)
         defer { buffer.deallocate() }
         var holding = options.holdsEventsUntilResumed
+        var markers: [UInt64] = []
+        // After a read whose events were all writes already reported (a large file being copied), the reader
+        // pauses briefly: the kernel merges the IN_MODIFY of one file while they wait in its queue, so a copy
+        // costs a few reads per second instead of one per write(2).
+        var pausedUntil: ContinuousClock.Instant?
         while !isFinished {
+            let paused = pausedUntil.map { ContinuousClock.now < $0 } ?? false
             var fds = [
-                pollfd(fd: holding ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: holding || paused ? -1 : descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: control.wakeDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, pollTimeout())
+            let ready = poll(&fds, 2, paused ? pauseTimeout(until: pausedUntil!) : pollTimeout())
             if ready < 0 && errno != EINTR { return }
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(control.wakeDescriptor, &drain, drain.count) > 0 {}
-                let state = control.state.withLock { $0 }
+                let state = control.state.withLock { state in
+                    defer { state.markers = [] }
+                    return state
+                }
                 if state.stopRequested { return }
                 if state.resumeRequested { holding = false }
+                markers += state.markers
             }
-            if !holding && fds[0].revents != 0 {
-                let count = read(descriptor, buffer.baseAddress, buffer.count)
-                if count > 0 {
-                    batch += 1
-                    process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    let deadline = ContinuousClock.now + options.moveGracePeriod
-                    for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
-                        pendingMoves[cookie]?.deadline = deadline
-                    }
-                } else if count < 0 && errno == EINVAL {
-                    // The next event does not fit (a long name): grow the buffer.
-                    let larger = buffer.count * 2
-                    buffer.deallocate()
-                    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
-                }
+            if !holding && !markers.isEmpty {
+                // Everything the kernel queued before the markers were asked for, then the markers.
+                while !isFinished && readOnce(&buffer) {}
+                for marker in markers { append(.marker(marker)) }
+                markers = []
+            } else if !holding && !paused && fds[0].revents != 0 {
+                let sent = appended
+                _ = readOnce(&buffer)
+                pausedUntil = appended == sent && writeSuppressed ? ContinuousClock.now + Self.writePause : nil
             }
             if !isFinished { resolveExpiredMoves() }
             flush()
         }
+    }
+
+    /// One read(2) of the inotify descriptor, translated; whether it returned events.
+    private func readOnce(_ buffer: inout UnsafeMutableRawBufferPointer) -> Bool {
+        writeSuppressed = false
+        let count = read(descriptor, buffer.baseAddress, buffer.count)
+        if count > 0 {
+            batch += 1
+            process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            let deadline = ContinuousClock.now + options.moveGracePeriod
+            for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
+                pendingMoves[cookie]?.deadline = deadline
+            }
+            return true
+        }
+        if count < 0 && errno == EINVAL {
+            // The next event does not fit (a long name): grow the buffer, and read again.
+            let larger = buffer.count * 2
+            buffer.deallocate()
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
+            return true
+        }
+        return false
+    }
+
+    /// How long the reader pauses after a read that only repeated writes already reported.
+    static let writePause: Duration = .milliseconds(10)
+
+    /// The poll(2) timeout while paused: until the pause ends, or a rename's deadline if sooner.
+    private func pauseTimeout(until end: ContinuousClock.Instant) -> Int32 {
+        let remaining = ContinuousClock.now.duration(to: end)
+        let milliseconds = Int32(clamping: max(0, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000) + 1)
+        let other = pollTimeout()
+        return other < 0 ? milliseconds : min(other, milliseconds)
     }
 
     /// -1 (wait forever) unless a rename waits for its pair: then the milliseconds until its deadline.
@@ -254,9 +298,9 @@ final class WatchEngine {
             return
         } else if mask & InotifyMask.create != 0 {
             arrived(in: watch, name: name, path: path, isDirectory: isDirectory)
-        } else if mask & (InotifyMask.closeWrite | InotifyMask.attributes) != 0 {
+        } else if mask & (InotifyMask.modify | InotifyMask.closeWrite | InotifyMask.attributes) != 0 {
             if !isDirectory {
-                append(.fileChanged(path))
+                fileWritten(mask: mask, path: path)
             } else if tree.child(of: watch, named: name) == nil {
                 // A directory that could not be watched before (permissions) may be watchable now.
                 arrived(in: watch, name: name, path: path, isDirectory: true)
@@ -268,6 +312,25 @@ final class WatchEngine {
                 publishCount()
             }
             append(.removed(path))
+        }
+    }
+
+    /// A file's content or attributes changed: written (maybe still open), closed after writing, or its
+    /// attributes changed.
+    private func fileWritten(mask: UInt32, path: String) {
+        if mask & InotifyMask.closeWrite != 0 {
+            append(.fileClosed(path))
+        } else if mask & InotifyMask.modify != 0 {
+            let now = ContinuousClock.now
+            if let last = writeReports[path], now - last < options.writeReportInterval {
+                writeSuppressed = true
+                return
+            }
+            append(.fileWritten(path))
+            writeReports[path] = now
+            if writeReports.count > 256 { pruneWriteReports() }
+        } else {
+            append(.fileChanged(path))
         }
     }
 
@@ -573,11 +636,34 @@ final class WatchEngine {
 
     // MARK: - Sending
 
-    /// Queues an event; a `.fileChanged` equal to the one queued just before it in the same read is dropped.
+    /// Queues an event; a file event equal to the one queued just before it in the same read is dropped.
     private func append(_ event: FolderWatchEvent) {
-        if case .fileChanged = event, event == lastAppended { return }
+        switch event {
+        case .fileChanged(let path), .fileClosed(let path), .removed(let path):
+            if event == lastAppended { return }
+            forgetWriteReport(path)
+        case .moved(let from, let to, _):
+            forgetWriteReport(from)
+            forgetWriteReport(to)
+        case .fileWritten:
+            if event == lastAppended { return }
+        default:
+            break
+        }
         queue.append(.event(event))
         lastAppended = event
+        appended &+= 1
+    }
+
+    /// After another event about `path`, its next write is reported at once. (Entries older than the interval
+    /// are pruned when the table grows past 256, so it holds only the files written lately.)
+    private func forgetWriteReport(_ path: String) {
+        if !writeReports.isEmpty { writeReports[path] = nil }
+    }
+
+    private func pruneWriteReports() {
+        let now = ContinuousClock.now
+        writeReports = writeReports.filter { now - $0.value < options.writeReportInterval }
     }
 
     /// Sends the queued events up to the first rename still waiting for its pair, so order is kept.

@@ -3,8 +3,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// What a ``FolderWatcher`` and its reader thread share: the stop and resume requests, the wake-up descriptor
-/// that interrupts the reader's poll(2), and the number of watched directories.
+/// What a ``FolderWatcher`` and its reader thread share: the stop, resume and marker requests, the wake-up
+/// descriptor that interrupts the reader's poll(2), and the number of watched directories.
 ///
 /// Held by both the watcher and the reader thread; the wake-up descriptor is closed when the last of them lets
 /// go, so a late ``requestStop()`` never writes to a descriptor number that was closed and reused.
@@ -12,6 +12,10 @@ final class WatcherControl: Sendable {
     struct State {
         var stopRequested = false
         var resumeRequested = false
+        /// Markers asked for and not yet taken by the reader thread.
+        var markers: [UInt64] = []
+        /// The last marker number handed out.
+        var lastMarker: UInt64 = 0
     }
 
     let state = Mutex(State())
@@ -50,6 +54,17 @@ final class WatcherControl: Sendable {
     func requestResume() {
         state.withLock { $0.resumeRequested = true }
         wake()
+    }
+
+    /// Asks the reader thread for a marker event after everything the kernel has queued so far.
+    func requestMarker() -> UInt64 {
+        let marker = state.withLock { state in
+            state.lastMarker += 1
+            state.markers.append(state.lastMarker)
+            return state.lastMarker
+        }
+        wake()
+        return marker
     }
 
     private func wake() {

@@ -8,20 +8,38 @@ import Darwin
 protocol ByteSource {
     /// The total size in bytes.
     var size: Int64 { get }
+    /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`; returns how many (fewer at the
+    /// end or on a read error).
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// Whether each read costs a system call, so that small reads are better served from a read-ahead page.
+    var prefersReadAhead: Bool { get }
+}
+
+extension ByteSource {
     /// Up to `count` bytes starting at `offset`; fewer at the end or on a read error.
-    func read(at offset: Int64, count: Int) -> [UInt8]
+    func read(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            initialized = read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
 }
 
 /// A buffer held in memory (tests, fuzzing, payloads already read).
 struct MemorySource: ByteSource {
     let bytes: [UInt8]
     var size: Int64 { Int64(bytes.count) }
+    var prefersReadAhead: Bool { false }
 
-    func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, count > 0, offset < size else { return [] }
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
         let start = Int(offset)
-        let end = start + min(count, bytes.count - start)
-        return Array(bytes[start..<end])
+        let count = min(buffer.count, bytes.count - start)
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: count)
+        }
+        return count
     }
 }
 
@@ -31,48 +49,57 @@ final class FileSource: ByteSource {
     let size: Int64
     /// The errno of the first failed read (a short read at the end of the file is no error).
     private(set) var readError: Int32?
+    var prefersReadAhead: Bool { true }
 
     init(descriptor: Int32, size: Int64) {
         self.descriptor = descriptor
         self.size = size
     }
 
-    func read(at offset: Int64, count: Int) -> [UInt8] {
-        guard offset >= 0, count > 0, offset < size else { return [] }
-        let wanted = Int(min(Int64(count), size - offset))
-        var buffer = [UInt8](repeating: 0, count: wanted)
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
+        let wanted = Int(min(Int64(buffer.count), size - offset))
         var filled = 0
-        buffer.withUnsafeMutableBytes { raw in
-            while filled < wanted {
-                let got = pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
-                if got > 0 {
-                    filled += got
-                } else if got < 0 && errno == EINTR {
-                    continue
-                } else {
-                    if got < 0, readError == nil { readError = errno }
-                    break  // EOF (the file shrank) or an I/O error: return what we have.
-                }
+        while filled < wanted {
+            let got = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+            if got > 0 {
+                filled += got
+            } else if got < 0 && errno == EINTR {
+                continue
+            } else {
+                if got < 0, readError == nil { readError = errno }
+                break  // EOF (the file shrank) or an I/O error: return what we have.
             }
         }
-        if filled < wanted { buffer.removeSubrange(filled...) }
-        return buffer
+        return filled
     }
 }
 
 /// The reader every parser goes through: it bounds the total bytes and the number of reads of one probe, so
 /// that no file, however crafted, makes a probe read unbounded memory or loop for long.
+///
+/// Small reads from a file (box, chunk and segment headers: 4 to 64 bytes, thousands per probe for some
+/// formats) are served from a read-ahead page: the file is read a page at a time, so that walking the headers
+/// packed into a few kilobytes costs one system call, not one per header. The byte budget counts the bytes
+/// handed to parsers; read-ahead adds at most one page per read to what is read from the file.
 final class BoundedReader {
-    /// The most bytes one probe reads in total.
+    /// The most bytes one probe hands to its parsers in total.
     static let defaultByteBudget = 16 << 20
     /// The most reads one probe makes.
     static let defaultReadBudget = 50_000
+    /// The read-ahead page size: reads smaller than this are served from a page read at their offset.
+    static let pageSize = 4096
 
     let source: any ByteSource
     private(set) var bytesLeft: Int
     private(set) var readsLeft: Int
     /// Set once a budget ran out; parsers then stop quietly with what they have.
     private(set) var exhausted = false
+    /// The read-ahead page (allocated when a small read from a file first needs it), where it starts in the
+    /// file, and how many of its bytes are valid.
+    private var page: [UInt8] = []
+    private var pageStart: Int64 = 0
+    private var pageCount = 0
 
     init(
         _ source: any ByteSource, byteBudget: Int = BoundedReader.defaultByteBudget,
@@ -88,16 +115,60 @@ final class BoundedReader {
     /// Up to `count` bytes at `offset` (fewer at the end of the file, none once a budget ran out).
     func read(at offset: Int64, count: Int) -> [UInt8] {
         guard count > 0, offset >= 0, offset < size else { return [] }
+        let wanted = Int(min(Int64(count), size - offset))
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            initialized = read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
+    /// Copies up to `buffer.count` bytes at `offset` into `buffer` (fewer at the end of the file, none once a
+    /// budget ran out); returns how many.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard buffer.count > 0, offset >= 0, offset < size else { return 0 }
         guard readsLeft > 0, bytesLeft > 0 else {
             exhausted = true
-            return []
+            return 0
         }
         readsLeft -= 1
-        let granted = min(count, bytesLeft)
-        if granted < count { exhausted = true }
-        let bytes = source.read(at: offset, count: granted)
-        bytesLeft -= bytes.count
-        return bytes
+        let wanted = Int(min(Int64(buffer.count), size - offset))
+        let granted = min(wanted, bytesLeft)
+        if granted < wanted { exhausted = true }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted))
+        let got: Int
+        if granted < Self.pageSize, source.prefersReadAhead {
+            got = readThroughPage(at: offset, into: target)
+        } else {
+            got = source.read(at: offset, into: target)
+        }
+        bytesLeft -= got
+        return got
+    }
+
+    /// Serves a small read from the read-ahead page, reading the page at `offset` when it does not hold it.
+    private func readThroughPage(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if offset < pageStart || offset + Int64(buffer.count) > pageStart + Int64(pageCount) {
+            if page.isEmpty {
+                // Never read before it is written: only the first `pageCount` bytes are used.
+                page = [UInt8](unsafeUninitializedCapacity: Self.pageSize) { _, count in count = Self.pageSize }
+            }
+            pageCount = page.withUnsafeMutableBytes { source.read(at: offset, into: $0) }
+            pageStart = offset
+        }
+        let available = min(buffer.count, Int(pageStart + Int64(pageCount) - offset))
+        guard available > 0 else { return 0 }
+        page.withUnsafeBytes { bytes in
+            buffer.baseAddress!.copyMemory(from: bytes.baseAddress! + Int(offset - pageStart), byteCount: available)
+        }
+        return available
+    }
+
+    /// The 8 bytes at `offset` as two big-endian 32-bit words (a box or chunk header), read without a heap
+    /// allocation; nil when the file is shorter.
+    func readHeaderWords(at offset: Int64) -> (UInt32, UInt32)? {
+        var raw: (UInt32, UInt32) = (0, 0)
+        let got = withUnsafeMutableBytes(of: &raw) { read(at: offset, into: $0) }
+        guard got == 8 else { return nil }
+        return (UInt32(bigEndian: raw.0), UInt32(bigEndian: raw.1))
     }
 
     /// Exactly `count` bytes at `offset`, or nil when the file is shorter.
@@ -188,6 +259,15 @@ func fourCCString(_ code: UInt32) -> String {
 /// Text from bytes: stops at the first NUL, decodes UTF-8 leniently, drops control characters and trims.
 /// Returns nil for empty results.
 func cleanText(_ bytes: some Collection<UInt8>) -> String? {
+    // Most metadata text is printable ASCII: then trimming spaces is all there is to do.
+    let ascii: String?? = bytes.withContiguousStorageIfAvailable { buffer in
+        let text = buffer.prefix { $0 != 0 }
+        guard text.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        guard let first = text.firstIndex(where: { $0 != 0x20 }) else { return .some(nil) }
+        let last = text.lastIndex { $0 != 0x20 }!
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: buffer[first...last]), as: UTF8.self))
+    } ?? nil
+    if let ascii { return ascii }
     let upToNul = bytes.prefix { $0 != 0 }
     let decoded = String(decoding: Array(upToNul), as: UTF8.self)
     let scalars = decoded.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }

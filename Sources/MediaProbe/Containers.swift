@@ -6,7 +6,8 @@ struct ImageContainerInfo {
     var exifBlock: [UInt8]?
     /// The first IFD lies beyond what libexif can be given.
     var exifOutOfReach = false
-    var xmp: String?
+    /// The XMP packet's bytes, as stored (parsed by ``XMPParser``).
+    var xmp: ArraySlice<UInt8>?
     /// For HEIF: the orientation from `irot`/`imir`, already applied to the size.
     var transformOrientation: ImageOrientation?
     /// Canon CR3 EXIF, split over three blocks.
@@ -26,6 +27,11 @@ struct ContainerReader {
     // MARK: JPEG
 
     /// Walks the JPEG marker segments up to the start of scan: SOFn gives the size, APP1 the EXIF and XMP.
+    ///
+    /// Extended XMP (APP1 `http://ns.adobe.com/xmp/extension/`, the continuation a packet names with
+    /// `xmpNote:HasExtendedXMP`) is not read: writers move only large values there (Google's depth maps and
+    /// embedded images, up to megabytes of base64), never the short properties photosync uses, which the
+    /// XMP specification keeps in the main packet.
     func jpeg(at start: Int64 = 0) -> ImageContainerInfo {
         var info = ImageContainerInfo()
         var offset = start + 2
@@ -65,7 +71,7 @@ struct ContainerReader {
                 if info.exifBlock == nil, payload.starts(with: Self.exifSignature) {
                     info.exifBlock = payload
                 } else if info.xmp == nil, payload.starts(with: Self.xmpSignature) {
-                    info.xmp = String(decoding: payload.dropFirst(Self.xmpSignature.count), as: UTF8.self)
+                    info.xmp = payload.dropFirst(Self.xmpSignature.count)
                 }
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
                 if info.width == nil, let sof = reader.readExactly(at: payloadStart, count: 5) {
@@ -96,13 +102,11 @@ struct ContainerReader {
         var offset: Int64 = 8
         for _ in 0..<1024 {
             guard context.visitElement() else { break }
-            guard let head = reader.readExactly(at: offset, count: 8) else {
+            guard let (length32, type) = reader.readHeaderWords(at: offset) else {
                 context.note(.truncated, "PNG", "ends before IEND")
                 break
             }
-            let view = ByteView(head)
-            let length = Int64(view.u32(0)!)
-            let type = view.u32(4)!
+            let length = Int64(length32)
             if length > Int64(Int32.max) {
                 context.note(.malformed, "PNG", "chunk length \(length)")
                 break
@@ -123,7 +127,7 @@ struct ContainerReader {
                         guard let nul = rest.firstIndex(of: 0) else { break }
                         rest = rest[(nul + 1)...]
                     }
-                    info.xmp = String(decoding: rest, as: UTF8.self)
+                    info.xmp = rest
                 }
             case fourCC("IEND"):
                 return info
@@ -161,10 +165,8 @@ struct ContainerReader {
         var fromCanvas = false
         while offset + 8 <= min(riffEnd, reader.size) {
             guard context.visitElement() else { break }
-            guard let head = reader.readExactly(at: offset, count: 8) else { break }
-            let view = ByteView(head)
-            let type = view.u32(0)!
-            let length = Int64(view.u32(4, bigEndian: false)!)
+            guard let (type, swappedLength) = reader.readHeaderWords(at: offset) else { break }
+            let length = Int64(swappedLength.byteSwapped)  // RIFF sizes are little-endian
             if offset + 8 + length > reader.size {
                 context.note(.truncated, "WEBP/" + fourCCString(type), "chunk ends past the end of the file")
             }
@@ -195,7 +197,7 @@ struct ContainerReader {
             case fourCC("EXIF") where info.exifBlock == nil:
                 info.exifBlock = reader.read(at: offset + 8, count: Int(min(length, Int64(ExifReader.maximumTIFFLength + 6))))
             case fourCC("XMP ") where info.xmp == nil && length < Int64(Self.xmpLimit):
-                info.xmp = String(decoding: reader.read(at: offset + 8, count: Int(length)), as: UTF8.self)
+                info.xmp = reader.read(at: offset + 8, count: Int(length))[...]
             default:
                 break
             }
@@ -213,6 +215,9 @@ struct ContainerReader {
         let bigEndian = head[0] == UInt8(ascii: "M")
         let firstIFD = Int64(ByteView(head).u32(4, bigEndian: bigEndian)!)
         let structure = TIFFStructure(reader: reader, bigEndian: bigEndian)
+        if let packet = structure.directory(at: firstIFD)?.entry(TIFFTag.xmp) {
+            info.xmp = structure.valueBytes(packet, limit: Self.xmpLimit)[...]
+        }
         if let size = structure.mainImageSize(firstIFD: firstIFD) {
             info.width = size.width
             info.height = size.height

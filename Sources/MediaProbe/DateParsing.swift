@@ -90,19 +90,23 @@ enum DateRules {
         return time.secondsAsUTC == nil ? nil : time
     }
 
-    /// Parses a UTC offset: `+HH:MM`, `-HHMM`, `+HH`, or `Z`. Returns seconds east of UTC; nil if invalid.
+    /// Parses a UTC offset: `+HH:MM`, `-HHMM`, `+HH`, or `Z` (blanks around it ignored). Returns seconds east
+    /// of UTC; nil if invalid.
     static func parseOffset(_ text: Substring) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed == "Z" || trimmed == "z" { return 0 }
-        guard let sign = trimmed.first, sign == "+" || sign == "-" else { return nil }
-        let digits = trimmed.dropFirst().filter { $0 != ":" }
-        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), [2, 4].contains(digits.count),
-            let hours = Int(digits.prefix(2)), let minutes = Int(digits.dropFirst(2).isEmpty ? "0" : String(digits.dropFirst(2))),
-            minutes < 60
-        else { return nil }
+        var bytes = Array(text.utf8)[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        if bytes.count == 1, bytes.first == UInt8(ascii: "Z") || bytes.first == UInt8(ascii: "z") { return 0 }
+        guard let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
+        let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let values = digits.map { Int($0 - 0x30) }
+        let hours = values[0] * 10 + values[1]
+        let minutes = digits.count == 4 ? values[2] * 10 + values[3] : 0
+        guard minutes < 60 else { return nil }
         let seconds = hours * 3600 + minutes * 60
         guard seconds <= maximumOffset else { return nil }
-        return sign == "-" ? -seconds : seconds
+        return sign == UInt8(ascii: "-") ? -seconds : seconds
     }
 
     /// Parses ISO 8601 as QuickTime writes it: `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH[:]MM]` (also with
@@ -142,6 +146,15 @@ enum DateRules {
         }
         guard time.secondsAsUTC != nil else { return nil }
         return (time, offset)
+    }
+
+    /// Whether an ISO 8601 text is a date of only a year (`2023`) or a year and month (`2023-07`), as XMP
+    /// allows.
+    static func isPartialISO8601(_ text: String) -> Bool {
+        let parts = numbers(Substring(text.trimmingCharacters(in: .whitespaces)))
+        return parts.count <= 2 && parts.first?.digits == 4 && text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-") || $0 == 0x20
+        }
     }
 
     /// The instant of a wall-clock time: with an explicit offset, or else in `timeZone` (daylight saving

@@ -36,6 +36,8 @@ struct ExifValues {
     var makerNote: [UInt8]?
     /// How many entries libexif loaded in all.
     var entryCount = 0
+    /// Whether the block is big-endian (`MM`); maker notes of some vendors follow it.
+    var bigEndian = false
 
     /// Whether the camera that made the file identified itself.
     var hasCameraIdentity: Bool { make != nil || model != nil }
@@ -59,6 +61,7 @@ enum ExifReader {
         let ifds = loaded.pointee.ifd
         let order = exif_data_get_byte_order(loaded)
         var values = ExifValues()
+        values.bigEndian = order == EXIF_BYTE_ORDER_MOTOROLA
         let ifd0 = IFDRef(content: ifds.0, order: order)
         let exif = IFDRef(content: ifds.2, order: order)
         let gps = IFDRef(content: ifds.3, order: order)
@@ -82,17 +85,21 @@ enum ExifReader {
     }
 
     private static func load(_ block: [UInt8]) -> UnsafeMutablePointer<ExifData>? {
-        var buffer: [UInt8]
+        // libexif wants the `Exif\0\0` header: blocks that have it (JPEG APP1, WebP, HEIF) are handed over in
+        // place; bare TIFF structures get it prepended.
         if block.starts(with: exifHeader) {
-            buffer = Array(block.prefix(exifHeader.count + maximumTIFFLength))
-        } else {
-            buffer = exifHeader + block.prefix(maximumTIFFLength)
+            return block.withUnsafeBufferPointer { load(UnsafeBufferPointer(rebasing: $0.prefix(exifHeader.count + maximumTIFFLength))) }
         }
+        let buffer = exifHeader + block.prefix(maximumTIFFLength)
+        return buffer.withUnsafeBufferPointer { load($0) }
+    }
+
+    private static func load(_ buffer: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<ExifData>? {
         guard buffer.count >= exifHeader.count + 8, let data = exif_data_new() else { return nil }
         // Load what is there, nothing more: no invented "mandatory" entries, no dropped unknown tags.
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
-        buffer.withUnsafeBufferPointer { exif_data_load_data(data, $0.baseAddress, UInt32($0.count)) }
+        exif_data_load_data(data, buffer.baseAddress, UInt32(buffer.count))
         return data
     }
 

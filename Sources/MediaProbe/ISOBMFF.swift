@@ -30,10 +30,7 @@ struct BoxWalker {
         }
         while offset <= limit - 8 {
             guard context.visitElement() else { break }
-            guard let header = reader.readExactly(at: offset, count: 8) else { break }
-            let view = ByteView(header)
-            let size32 = view.u32(0)!
-            let type = view.u32(4)!
+            guard let (size32, type) = reader.readHeaderWords(at: offset) else { break }
             var headerSize: Int64 = 8
             var size: Int64
             switch size32 {
@@ -55,14 +52,15 @@ struct BoxWalker {
                 userType = reader.readExactly(at: offset + headerSize, count: 16)
                 headerSize += 16
             }
-            let boxPath = join(path, fourCCString(type))
             guard size >= headerSize else {
-                context.note(.malformed, boxPath, "box size \(size) is smaller than its header")
+                context.note(.malformed, join(path, fourCCString(type)), "box size \(size) is smaller than its header")
                 break
             }
             var boxEnd = size > limit - offset ? limit : offset + size
             if size > end - offset || (type == fourCC("uuid") && userType == nil) {
-                context.note(.truncated, boxPath, "box of \(size) bytes at \(offset) ends past its container or the file")
+                context.note(
+                    .truncated, join(path, fourCCString(type)),
+                    "box of \(size) bytes at \(offset) ends past its container or the file")
                 boxEnd = limit
             }
             guard boxEnd >= offset + headerSize else { break }
@@ -101,294 +99,85 @@ struct BoxWalker {
 
 func join(_ path: String, _ name: String) -> String { path.isEmpty ? name : path + "/" + name }
 
-// MARK: - HEIF / AVIF
+// MARK: - HEIF / AVIF transforms
 
-/// What the probe needs from a HEIF (HEIC, AVIF) `meta` box.
-struct HEIFInfo {
-    var width: Int?
-    var height: Int?
-    /// The display transform of the primary image, as an EXIF orientation (from `irot`/`imir`).
-    var orientation: ImageOrientation?
-    var exifBlock: [UInt8]?
-    var xmp: String?
-}
-
-struct HEIFParser {
+/// The display transform of a HEIF image as an EXIF orientation, from its `irot` and `imir` properties.
+///
+/// This is the one part of HEIF still read by hand: libheif 1.15 applies the transforms (the displayed size
+/// comes from it, see ``HEIFReader``) but cannot report them. Only `meta/iprp` is walked: `ipco` (the
+/// properties) and `ipma` (which of them belong to the primary item).
+struct HEIFTransforms {
     let walker: BoxWalker
-    var reader: BoundedReader { walker.reader }
 
-    private struct Location {
-        var constructionMethod = 0
-        var baseOffset: UInt64 = 0
-        var extents: [(offset: UInt64, length: UInt64)] = []
-    }
-
-    /// The most bytes read from the Exif or XMP item.
-    static let itemLimit = 256 * 1024
-
-    func parse(topLevel: [Box]) -> HEIFInfo? {
-        guard let meta = topLevel.first(where: { $0.type == fourCC("meta") }) else {
-            walker.context.note(.malformed, "meta", "HEIF file without a meta box")
-            return nil
-        }
-        let boxes = walker.children(from: meta.payloadStart + 4, to: meta.end, path: "meta")
-        var info = HEIFInfo()
-        var primary: UInt32?
-        var itemTypes: [UInt32: UInt32] = [:]
-        var contentTypes: [UInt32: String] = [:]
-        var locations: [UInt32: Location] = [:]
+    /// The orientation equivalent to the item's transforms; nil when it has none.
+    func orientation(of itemID: UInt32, topLevel: [Box]) -> ImageOrientation? {
+        guard let meta = topLevel.first(where: { $0.type == fourCC("meta") }),
+            let iprp = walker.child("iprp", of: meta, path: "meta", skipping: 4)
+        else { return nil }
         var properties: [Box] = []
-        var associations: [UInt32: [Int]] = [:]
-        var idat: Box?
-
-        for box in boxes {
-            switch box.type {
-            case fourCC("pitm"):
-                guard let p = walker.payload(box, limit: 8, minimum: 6) else { continue }
-                primary = p.u8(0) == 0 ? p.u16(4).map(UInt32.init) : p.u32(4)
-            case fourCC("iinf"):
-                parseItemInfo(box, types: &itemTypes, contentTypes: &contentTypes)
-            case fourCC("iloc"):
-                locations = parseLocations(box)
-            case fourCC("iprp"):
-                for child in walker.children(from: box.payloadStart, to: box.end, path: "meta/iprp") {
-                    if child.type == fourCC("ipco") {
-                        properties = walker.children(from: child.payloadStart, to: child.end, path: "meta/iprp/ipco")
-                    } else if child.type == fourCC("ipma") {
-                        parseAssociations(child, into: &associations)
-                    }
-                }
-            case fourCC("idat"):
-                idat = box
-            default:
-                break
+        var indexes: [Int] = []
+        for child in walker.children(from: iprp.payloadStart, to: iprp.end, path: "meta/iprp") {
+            if child.type == fourCC("ipco") {
+                properties = walker.children(from: child.payloadStart, to: child.end, path: "meta/iprp/ipco")
+            } else if child.type == fourCC("ipma") {
+                indexes += associations(child, of: itemID)
             }
         }
-
-        if primary == nil { walker.context.note(.malformed, "meta/pitm", "no primary item") }
-        let primaryID = primary ?? itemTypes.keys.filter { ![fourCC("Exif"), fourCC("mime")].contains(itemTypes[$0]!) }.min()
-        if let primaryID {
-            var transform = DisplayTransform.identity
-            var transformed = false
-            for index in associations[primaryID] ?? [] where index >= 1 && index <= properties.count {
-                let property = properties[index - 1]
-                switch property.type {
-                case fourCC("ispe"):
-                    if let p = walker.payload(property, limit: 12, minimum: 12) {
-                        info.width = Int(p.u32(4)!)
-                        info.height = Int(p.u32(8)!)
-                    }
-                case fourCC("irot"):
-                    if let angle = walker.payload(property, limit: 1, minimum: 1)?.u8(0) {
-                        transform = transform.then(.rotationCounterClockwise(Int(angle & 3)))
-                        transformed = true
-                    }
-                case fourCC("imir"):
-                    if let axis = walker.payload(property, limit: 1, minimum: 1)?.u8(0) {
-                        transform = transform.then(axis & 1 == 0 ? .horizontalFlip : .verticalFlip)
-                        transformed = true
-                    }
-                default:
-                    break
-                }
-            }
-            info.orientation = transformed ? transform.orientation : nil
-            if transform.swapsDimensions, let w = info.width, let h = info.height {
-                info.width = h
-                info.height = w
-            }
-        }
-        if info.width == nil { walker.context.note(.malformed, "meta/iprp/ipco/ispe", "no size for the primary image") }
-
-        let sortedItems = itemTypes.keys.sorted()
-        if let exifID = sortedItems.first(where: { itemTypes[$0] == fourCC("Exif") }),
-            let data = itemData(exifID, locations: locations, idat: idat)
-        {
-            // An Exif item starts with the offset of the TIFF header after this 4-byte field.
-            let view = ByteView(data)
-            if let skip = view.u32(0), Int64(skip) + 4 < Int64(data.count) {
-                info.exifBlock = Array(data[(4 + Int(skip))...])
+        var transform = DisplayTransform.identity
+        var transformed = false
+        for index in indexes where index >= 1 && index <= properties.count {
+            let property = properties[index - 1]
+            guard property.type == fourCC("irot") || property.type == fourCC("imir"),
+                let value = walker.payload(property, limit: 1, minimum: 1)?.u8(0)
+            else { continue }
+            if property.type == fourCC("irot") {
+                transform = transform.then(.rotationCounterClockwise(Int(value & 3)))
             } else {
-                walker.context.note(.malformed, "Exif item", "bad TIFF header offset")
+                transform = transform.then(value & 1 == 0 ? .horizontalFlip : .verticalFlip)
             }
+            transformed = true
         }
-        if let xmpID = sortedItems.first(where: {
-            itemTypes[$0] == fourCC("mime") && contentTypes[$0]?.hasPrefix("application/rdf+xml") == true
-        }), let data = itemData(xmpID, locations: locations, idat: idat) {
-            info.xmp = String(decoding: data, as: UTF8.self)
-        }
-        return info
+        return transformed ? transform.orientation : nil
     }
 
-    private func parseItemInfo(_ box: Box, types: inout [UInt32: UInt32], contentTypes: inout [UInt32: String]) {
-        guard let head = walker.payload(box, limit: 8, minimum: 6) else { return }
-        let skip: Int64 = head.u8(0) == 0 ? 6 : 8
-        for infe in walker.children(from: box.payloadStart + skip, to: box.end, path: "meta/iinf")
-        where infe.type == fourCC("infe") {
-            guard let p = walker.payload(infe, limit: 512, minimum: 12) else { continue }
-            let version = p.u8(0)!
-            let id: UInt32?
-            let type: UInt32?
-            let rest: Int
-            switch version {
-            case 2:
-                (id, type, rest) = (p.u16(4).map(UInt32.init), p.u32(8), 12)
-            case 3:
-                (id, type, rest) = (p.u32(4), p.u32(10), 14)
-            default:
-                continue  // versions 0 and 1 have no item type
-            }
-            guard let id, let type else { continue }
-            types[id] = type
-            if type == fourCC("mime") {
-                // item_name (NUL-terminated), then content_type (NUL-terminated).
-                let tail = p.bytes.dropFirst(rest)
-                if let nameEnd = tail.firstIndex(of: 0) {
-                    contentTypes[id] = cleanText(tail[(nameEnd + 1)...])
-                }
-            }
-        }
-    }
-
-    private func parseLocations(_ box: Box) -> [UInt32: Location] {
-        guard let p = walker.payload(box, limit: 1 << 20, minimum: 8) else { return [:] }
-        let version = p.u8(0)!
-        guard version <= 2 else {
-            walker.context.note(.malformed, "meta/iloc", "version \(version)")
-            return [:]
-        }
-        let sizes = p.u8(4)!, more = p.u8(5)!
-        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 15)
-        let baseOffsetSize = Int(more >> 4), indexSize = version >= 1 ? Int(more & 15) : 0
-        guard [0, 4, 8].contains(offsetSize), [0, 4, 8].contains(lengthSize), [0, 4, 8].contains(baseOffsetSize),
-            [0, 4, 8].contains(indexSize)
-        else {
-            walker.context.note(.malformed, "meta/iloc", "field sizes")
-            return [:]
-        }
-        var at = 6
-        let count: Int
-        if version < 2 {
-            count = Int(p.u16(at) ?? 0)
-            at += 2
-        } else {
-            count = Int(p.u32(at) ?? 0)
-            at += 4
-        }
-        var result: [UInt32: Location] = [:]
-        for _ in 0..<min(count, 4096) {
-            guard walker.context.visitElement() else { break }
-            let id: UInt32
-            if version < 2 {
-                guard let v = p.u16(at) else { break }
-                id = UInt32(v)
-                at += 2
-            } else {
-                guard let v = p.u32(at) else { break }
-                id = v
-                at += 4
-            }
-            var location = Location()
-            if version >= 1 {
-                guard let method = p.u16(at) else { break }
-                location.constructionMethod = Int(method & 15)
-                at += 2
-            }
-            at += 2  // data_reference_index
-            guard let base = p.uint(at, size: baseOffsetSize) else { break }
-            location.baseOffset = base
-            at += baseOffsetSize
-            guard let extentCount = p.u16(at) else { break }
-            at += 2
-            // Only the first extents are kept; the rest are skipped arithmetically (with zero-sized fields an
-            // extent takes no bytes, so a loop over 65,535 of them would make no progress).
-            let extentSize = indexSize + offsetSize + lengthSize
-            let kept = min(Int(extentCount), 64)
-            for _ in 0..<kept {
-                at += indexSize
-                guard let offset = p.uint(at, size: offsetSize), let length = p.uint(at + offsetSize, size: lengthSize)
-                else {
-                    walker.context.note(.truncated, "meta/iloc", "extent list cut off")
-                    return result
-                }
-                at += offsetSize + lengthSize
-                location.extents.append((offset, length))
-            }
-            at += (Int(extentCount) - kept) * extentSize
-            result[id] = location
-        }
-        return result
-    }
-
-    private func parseAssociations(_ box: Box, into result: inout [UInt32: [Int]]) {
-        guard let p = walker.payload(box, limit: 1 << 20, minimum: 8) else { return }
+    /// The property indexes (1-based) `ipma` associates with one item.
+    private func associations(_ box: Box, of itemID: UInt32) -> [Int] {
+        guard let p = walker.payload(box, limit: 1 << 20, minimum: 8) else { return [] }
         let version = p.u8(0)!
         let wide = (p.u8(3)! & 1) == 1
         var at = 8
         for _ in 0..<min(Int(p.u32(4)!), 4096) {
             let id: UInt32
             if version < 1 {
-                guard let v = p.u16(at) else { return }
+                guard let v = p.u16(at) else { return [] }
                 id = UInt32(v)
                 at += 2
             } else {
-                guard let v = p.u32(at) else { return }
+                guard let v = p.u32(at) else { return [] }
                 id = v
                 at += 4
             }
-            guard let count = p.u8(at) else { return }
+            guard let count = p.u8(at) else { return [] }
             at += 1
+            guard id == itemID else {
+                at += Int(count) * (wide ? 2 : 1)
+                continue
+            }
             var indexes: [Int] = []
             for _ in 0..<count {
                 if wide {
-                    guard let v = p.u16(at) else { return }
+                    guard let v = p.u16(at) else { return indexes }
                     indexes.append(Int(v & 0x7FFF))
                     at += 2
                 } else {
-                    guard let v = p.u8(at) else { return }
+                    guard let v = p.u8(at) else { return indexes }
                     indexes.append(Int(v & 0x7F))
                     at += 1
                 }
             }
-            result[id, default: []].append(contentsOf: indexes)
+            return indexes
         }
-    }
-
-    /// The bytes of an item (file offsets or `idat`), at most ``itemLimit``.
-    private func itemData(_ id: UInt32, locations: [UInt32: Location], idat: Box?) -> [UInt8]? {
-        guard let location = locations[id], !location.extents.isEmpty else {
-            walker.context.note(.malformed, "meta/iloc", "no location for item \(id)")
-            return nil
-        }
-        var data: [UInt8] = []
-        for extent in location.extents {
-            let (sum, overflow) = location.baseOffset.addingReportingOverflow(extent.offset)
-            guard !overflow, sum < UInt64(Int64.max) else { return nil }
-            var start = Int64(sum)
-            var length = extent.length == 0 ? UInt64.max : extent.length
-            switch location.constructionMethod {
-            case 0:
-                break
-            case 1:
-                guard let idat, start <= idat.payloadSize else { return nil }
-                length = min(length, UInt64(idat.payloadSize - start))
-                start += idat.payloadStart
-            default:
-                return nil  // item-offset construction: not for Exif/XMP in practice
-            }
-            guard start < reader.size else {
-                walker.context.note(.truncated, "meta/iloc", "item \(id) lies past the end of the file")
-                return nil
-            }
-            let wanted = min(length, UInt64(Self.itemLimit - data.count))
-            let bytes = reader.read(at: start, count: Int(wanted))
-            if UInt64(bytes.count) < min(length, wanted) {
-                walker.context.note(.truncated, "meta/iloc", "item \(id) extends past the end of the file")
-            }
-            data += bytes
-            if data.count >= Self.itemLimit { break }
-        }
-        return data.isEmpty ? nil : data
+        return []
     }
 }
 

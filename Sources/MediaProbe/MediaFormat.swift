@@ -288,11 +288,15 @@ public enum MediaFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     }
 }
 
-/// The lowercase extension of a file name or path, without the dot.
+/// The lowercase extension of a file name or path, without the dot (nil for none, or a name starting with
+/// its only dot).
 func fileExtension(_ fileName: String?) -> String? {
-    guard let fileName else { return nil }
-    let name = fileName.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? fileName
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-    let ext = name[name.index(after: dot)...].lowercased()
-    return ext.isEmpty ? nil : ext
+    guard var fileName else { return nil }
+    return fileName.withUTF8 { path -> String? in
+        let nameStart = path.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        guard let dot = path[nameStart...].lastIndex(of: UInt8(ascii: ".")), dot != nameStart, dot + 1 < path.count
+        else { return nil }
+        let lowered = path[(dot + 1)...].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return String(decoding: lowered, as: UTF8.self)
+    }
 }

@@ -69,6 +69,12 @@ public enum CreationDateSource: String, Sendable, Hashable {
     case quickTimeUserData
     /// The movie header's (`mvhd`) creation time: an instant in UTC, no offset.
     case movieHeader
+    /// XMP `exif:DateTimeOriginal`, for a file whose EXIF has no usable date.
+    case xmpDateTimeOriginal
+    /// XMP `photoshop:DateCreated`, for a file whose EXIF has no usable date.
+    case xmpDateCreated
+    /// XMP `xmp:CreateDate`, for a file whose EXIF has no usable date.
+    case xmpCreateDate
 }
 
 /// Something in a file's metadata that could not be read, or that was read and not believed.

@@ -13,14 +13,19 @@ import Darwin
 /// A probe opens the file once, reads its first 64 bytes to classify it, then only the headers it needs:
 /// JPEG marker segments up to the start of scan, PNG/WebP chunk headers (seeking over image data), the GIF
 /// screen descriptor, TIFF IFDs, ISO-BMFF box headers (seeking over `mdat`, wherever `moov` is; 64-bit box
-/// sizes; version 0/1 boxes). Every probe is bounded: at most 16 MiB read in at most 50,000 reads, and
-/// 20,000 container elements visited; boxes or chunks claiming to extend past their container or the file
-/// are clamped with a ``MetadataProblem/Kind/truncated`` problem. EXIF is read by libexif.
+/// sizes; version 0/1 boxes). Small reads are served from a 4 KiB read-ahead page, so most files cost one
+/// `pread`. Every probe is bounded: at most 16 MiB handed to the parsers in at most 50,000 reads, and 20,000
+/// container elements visited; boxes or chunks claiming to extend past their container or the file are
+/// clamped with a ``MetadataProblem/Kind/truncated`` problem. EXIF is read by libexif; XMP by Expat
+/// (`XMPParser`: JPEG APP1, PNG `iTXt`, WebP `XMP `, TIFF tag 700, the HEIF `mime` item); HEIF and AVIF by
+/// libheif (`HEIFReader`: the displayed size includes the `clap` crop; Exif and XMP items of the primary
+/// image).
 ///
 /// ## Validation
 /// - **Dates**: EXIF `DateTimeOriginal`, else `DateTimeDigitized`, else `DateTime` (each with its sub-seconds
-///   and its offset tag: `OffsetTimeOriginal`/`OffsetTimeDigitized`, falling back to `OffsetTime`). Without
-///   an offset tag the wall-clock time is interpreted in the caller's time zone. Movies: QuickTime
+///   and its offset tag: `OffsetTimeOriginal`/`OffsetTimeDigitized`, falling back to `OffsetTime`); without
+///   any, XMP `exif:DateTimeOriginal`, `photoshop:DateCreated`, `xmp:CreateDate`. Without an offset the
+///   wall-clock time is interpreted in the caller's time zone. Movies: QuickTime
 ///   `com.apple.quicktime.creationdate`, else `©day`, else the `mvhd` creation time (UTC). A date before
 ///   1826-01-01 or more than 24 hours after the caller's `now` is dropped (then the next source is tried)
 ///   with an ``MetadataProblem/Kind/implausibleDate`` problem; `mvhd` times before 1970 are dropped too.
@@ -28,23 +33,22 @@ import Darwin
 /// - **Location**: GPS degrees/minutes/seconds with N/S/E/W references (a missing reference is taken as N or
 ///   E, with a problem); dropped if not finite, |lat| > 90, |lon| > 180, or exactly 0,0. Altitude (reference
 ///   1 = below sea level) is kept within −12 km…+100 km.
-/// - **Sizes**: each side 1…1,000,000 pixels and at most 2³⁶ pixels in all.
+/// - **Sizes**: each side 1…1,000,000 pixels and at most 2³⁶ pixels in all. An EXIF pixel size that differs
+///   from the image's is a problem only when no resize, rotation or crop explains it (`ExifDimensions`).
 /// - **Orientation**: 1…8, else dropped. Sizes are reported as displayed.
 /// - **Durations**: up to one week; a zero timescale is a problem.
+/// - **XMP** that is not well-formed, has a document type declaration or no `rdf:RDF` is a
+///   ``MetadataProblem/Kind/malformed`` problem (field `XMP`); the rest of the file is still read.
 ///
 /// ## Subtypes (``MediaMetadata/mediaSubtypes``, strong evidence)
-/// - ``MediaSubtypes/photoScreenshot``: EXIF `UserComment` is "Screenshot" (what iOS and macOS write), or
-///   the XMP `UserComment` is. A file without camera make/model whose *name* looks like a screenshot in one
-///   of the common languages ("Screenshot", "Screen Shot", "Bildschirmfoto", "Capture d’écran"…) only gets
-///   the weak hint in ``MediaMetadata/mediaSubtypeHints``.
-/// - ``MediaSubtypes/photoPanorama``: Apple's `CustomRendered` 6, Google's GPano XMP (`ProjectionType` or
-///   `UsePanoramaViewer`), or a photo with camera make/model whose displayed long side is at least twice
-///   its short side.
-/// - ``MediaSubtypes/photoHDR``: Apple's `CustomRendered` 2, 3 or 7, or Apple maker note HDRImageType 3.
-/// - ``MediaSubtypes/photoLive`` is never set from a single file: a still with an Apple maker note content
-///   identifier gets it as a hint; pairing it with the movie of the same
-///   ``MediaMetadata/contentIdentifier`` is the worker's job.
-/// - Burst: Apple maker note BurstUUID, or camera file names `…_BURST<timestamp>…` / `<name>_BURST<n>`.
+/// Screenshots (the tools' file names without camera make or model, or the `UserComment` marker), panoramas
+/// (the file's own evidence only: Apple `CustomRendered` 6, GPano XMP, Fujifilm and Sony maker notes —
+/// never the aspect ratio alone), HDR, bursts and Live Photo hints: the rules are stated on
+/// `MetadataBuilder.inferImageSubtypes` (SubtypeRules.swift) and in the README's smart album table.
+///
+/// ## Threads
+/// Every call works on its own descriptor, buffers and parser state: probes run concurrently from any
+/// number of threads.
 public enum MediaProbe {
     /// Probes a file: opens it once, classifies it by content and reads its metadata.
     ///
@@ -116,12 +120,12 @@ public enum MediaProbe {
             let top = walker.children(from: 0, to: reader.size, path: "")
             if format.isHEIF {
                 var info = ImageContainerInfo()
-                if let heif = HEIFParser(walker: walker).parse(topLevel: top) {
+                if let heif = HEIFReader(context: context).read() {
                     info.width = heif.width
                     info.height = heif.height
-                    info.transformOrientation = heif.orientation
+                    info.transformOrientation = HEIFTransforms(walker: walker).orientation(of: heif.itemID, topLevel: top)
                     info.exifBlock = heif.exifBlock
-                    info.xmp = heif.xmp
+                    info.xmp = heif.xmp?[...]
                 }
                 builder.buildImage(format: format, container: info, exif: readExif(info, context: context))
             } else if let moov = top.first(where: { $0.type == fourCC("moov") }) {

@@ -40,12 +40,42 @@ struct MetadataBuilder {
 
     // MARK: Images
 
-    /// Fills in an image's metadata from its container and EXIF.
+    /// Fills in an image's metadata from its container, EXIF, XMP and maker note.
     mutating func buildImage(format: MediaFormat, container: ImageContainerInfo, exif: ExifValues?) {
         if container.exifOutOfReach {
             context.note(.exifOutOfReach, "EXIF", "the first IFD lies beyond the first 64 KiB")
         }
-        // Orientation: HEIF's transform properties, else EXIF.
+        let xmp = container.xmp.flatMap(readXMP)
+        setOrientation(format: format, container: container, exif: exif)
+        setImageSize(format: format, container: container, exif: exif)
+        metadata.make = exif?.make ?? xmp?.make
+        metadata.model = exif?.model ?? xmp?.model
+        if let exif {
+            setExifDate(exif)
+            setExifLocation(exif)
+        }
+        if metadata.creationDate == nil, let xmp { setXMPDate(xmp) }
+        let notes = exif?.makerNote.map { MakerNotes.read($0, bigEndian: exif?.bigEndian ?? false) } ?? MakerNoteFacts()
+        if let identifier = notes.contentIdentifier {
+            metadata.contentIdentifier = identifier
+            metadata.mediaSubtypeHints.insert(.photoLive)
+        }
+        inferImageSubtypes(format: format, exif: exif, xmp: xmp, makerNote: notes)
+    }
+
+    /// The XMP packet's values; a packet that cannot be read is a `malformed` problem, never a failure.
+    private func readXMP(_ packet: ArraySlice<UInt8>) -> XMPValues? {
+        switch XMPParser.parse(packet) {
+        case .success(let values):
+            return values
+        case .failure(let failure):
+            context.note(.malformed, "XMP", failure.description)
+            return nil
+        }
+    }
+
+    /// Orientation: HEIF's transform properties, else EXIF's (1…8).
+    private mutating func setOrientation(format: MediaFormat, container: ImageContainerInfo, exif: ExifValues?) {
         if format.isHEIF {
             metadata.orientation = container.transformOrientation
         } else if let raw = exif?.orientation {
@@ -55,30 +85,25 @@ struct MetadataBuilder {
                 context.note(.invalidOrientation, "Orientation", "\(raw)")
             }
         }
-        // Size: the container's; for raw files the EXIF pixel size when the container has none.
+    }
+
+    /// Size: the container's; for raw files (and containers without one) EXIF's pixel size. EXIF sizes that
+    /// disagree with the image are a problem only when no edit explains them (``ExifDimensions``).
+    private mutating func setImageSize(format: MediaFormat, container: ImageContainerInfo, exif: ExifValues?) {
         var width = container.width
         var height = container.height
         if let exif, let x = exif.pixelXDimension, let y = exif.pixelYDimension, x > 0, y > 0 {
             if format.isRawImage && format != .dng || width == nil || height == nil {
                 width = x
                 height = y
-            } else if let w = width, let h = height, (x, y) != (w, h), !format.isHEIF, format != .tiff,
-                format != .dng
+            } else if let w = width, let h = height, !format.isHEIF, format != .tiff, format != .dng,
+                !ExifDimensions.explain(exif: (x, y), image: (w, h))
             {
                 context.note(.inconsistent, "PixelXDimension", "EXIF says \(x)×\(y), the image is \(w)×\(h)")
             }
         }
         let swap = !format.isHEIF && (metadata.orientation?.swapsDimensions ?? false)
         setSize(width: width, height: height, swap: swap, field: "size")
-
-        if let exif {
-            metadata.make = exif.make
-            metadata.model = exif.model
-            setExifDate(exif)
-            setExifLocation(exif)
-            if let makerNote = exif.makerNote { readAppleMakerNote(makerNote) }
-        }
-        inferImageSubtypes(format: format, exif: exif, xmp: container.xmp)
     }
 
     private mutating func setExifDate(_ exif: ExifValues) {
@@ -104,8 +129,27 @@ struct MetadataBuilder {
         }
     }
 
+    /// XMP dates, for files whose EXIF has none: `exif:DateTimeOriginal`, then `photoshop:DateCreated`, then
+    /// `xmp:CreateDate` (ISO 8601; without an offset, in the caller's zone). A date of only a year or a month
+    /// (which XMP allows) is too vague to place a photo and is skipped without a problem.
+    private mutating func setXMPDate(_ xmp: XMPValues) {
+        let candidates: [(String, String?, CreationDateSource)] = [
+            ("XMP exif:DateTimeOriginal", xmp.dateTimeOriginal, .xmpDateTimeOriginal),
+            ("XMP photoshop:DateCreated", xmp.dateCreated, .xmpDateCreated),
+            ("XMP xmp:CreateDate", xmp.createDate, .xmpCreateDate),
+        ]
+        for (field, text, source) in candidates {
+            guard let text, !DateRules.isBlank(text), !DateRules.isPartialISO8601(text) else { continue }
+            guard let (wall, offset) = DateRules.parseISO8601(text) else {
+                context.note(.unparseableDate, field, text)
+                continue
+            }
+            if accept(wall, offset: offset, field: field, raw: text, source: source) { return }
+        }
+    }
+
     /// Validates a wall-clock date and sets it as the creation date; false (with a problem) if implausible.
-    private mutating func accept(
+    mutating func accept(
         _ wall: WallClockTime, offset: Int?, field: String, raw: String, source: CreationDateSource
     ) -> Bool {
         guard let date = DateRules.instant(of: wall, offset: offset, timeZone: timeZone),
@@ -182,215 +226,4 @@ struct MetadataBuilder {
         }
         metadata.location = location
     }
-
-    /// Apple's maker note (`Apple iOS\0`, version, `MM`, then an IFD whose offsets are relative to the note):
-    /// tag 0x0A HDRImageType (3: HDR), 0x0B BurstUUID, 0x11 ContentIdentifier (Live Photo pairing).
-    private mutating func readAppleMakerNote(_ note: [UInt8]) {
-        let header = Array("Apple iOS".utf8) + [0]
-        guard note.starts(with: header), note.count > 16 else { return }
-        let structure = TIFFStructure(
-            reader: BoundedReader(MemorySource(bytes: note), byteBudget: 1 << 16, readBudget: 256),
-            bigEndian: note[12] == UInt8(ascii: "M"))
-        guard let ifd = structure.directory(at: 14) else { return }
-        if let entry = ifd.entry(0x000A), structure.integers(entry).first == 3 {
-            metadata.mediaSubtypes.insert(.photoHDR)
-        }
-        if let burst = ifd.entry(0x000B).flatMap({ structure.text($0) }) {
-            metadata.burstIdentifier = burst
-        }
-        if let identifier = ifd.entry(0x0011).flatMap({ structure.text($0) }) {
-            metadata.contentIdentifier = identifier
-            metadata.mediaSubtypeHints.insert(.photoLive)
-        }
-    }
-
-    /// The subtype rules for stills (documented on ``MediaProbe``).
-    private mutating func inferImageSubtypes(format: MediaFormat, exif: ExifValues?, xmp: String?) {
-        let camera = exif?.hasCameraIdentity ?? false
-        // Screenshot: EXIF UserComment "Screenshot" (what iOS and macOS write), or the same in XMP.
-        let comment = exif?.userComment?.lowercased()
-        if comment == "screenshot" || (xmp.map(Self.xmpSaysScreenshot) ?? false) {
-            metadata.mediaSubtypes.insert(.photoScreenshot)
-        } else if !camera, let fileName, Self.looksLikeScreenshotName(fileName) {
-            metadata.mediaSubtypeHints.insert(.photoScreenshot)
-        }
-        // Panorama: Apple's CustomRendered 6, GPano XMP, or a camera photo at least twice as wide as high
-        // (or high as wide).
-        if exif?.customRendered == 6 || (xmp.map(Self.xmpSaysPanorama) ?? false) {
-            metadata.mediaSubtypes.insert(.photoPanorama)
-        } else if camera, let w = metadata.pixelWidth, let h = metadata.pixelHeight, max(w, h) >= 2 * min(w, h) {
-            metadata.mediaSubtypes.insert(.photoPanorama)
-        }
-        // HDR: Apple's CustomRendered 2 (HDR, no original kept), 3 (HDR, original kept), 7 (portrait HDR).
-        if let rendered = exif?.customRendered, [2, 3, 7].contains(rendered) {
-            metadata.mediaSubtypes.insert(.photoHDR)
-        }
-        if metadata.burstIdentifier == nil, let fileName {
-            metadata.burstIdentifier = Self.burstIdentifier(fileName: fileName)
-        }
-    }
-
-    static func xmpSaysScreenshot(_ xmp: String) -> Bool {
-        guard let range = xmp.range(of: "UserComment") else { return false }
-        let tail = xmp[range.upperBound...].prefix(400)
-        return tail.range(of: ">Screenshot<") != nil || tail.range(of: "=\"Screenshot\"") != nil
-    }
-
-    static func xmpSaysPanorama(_ xmp: String) -> Bool {
-        xmp.contains("GPano:ProjectionType") || xmp.range(of: "GPano:UsePanoramaViewer=\"True\"", options: .caseInsensitive) != nil
-            || xmp.range(of: "<GPano:UsePanoramaViewer>True", options: .caseInsensitive) != nil
-    }
-
-    /// Screenshot file names of the common systems and languages (a weak hint only).
-    static let screenshotNameMarkers = [
-        "screenshot", "screen shot", "screen_shot", "bildschirmfoto", "capture d’écran", "capture d'écran",
-        "captura de pantalla", "captura de tela", "schermafbeelding", "schermata", "istantanea schermo",
-        "skärmavbild", "skjermbilde", "skærmbillede", "näyttökuva", "kuvakaappaus", "zrzut ekranu",
-        "snímek obrazovky", "снимок экрана", "スクリーンショット", "屏幕截图", "截屏", "螢幕截圖", "스크린샷",
-    ]
-
-    static func looksLikeScreenshotName(_ path: String) -> Bool {
-        let name = (path.split(separator: "/").last.map(String.init) ?? path).lowercased()
-        return screenshotNameMarkers.contains { name.contains($0) }
-    }
-
-    /// Burst identifiers in camera file names: Pixel-style `…_BURST<timestamp>…` (the timestamp, shared by
-    /// the burst), or `<prefix>_BURST<n>` (the prefix, shared by the burst).
-    static func burstIdentifier(fileName: String) -> String? {
-        let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
-        guard let range = name.range(of: "_BURST", options: .caseInsensitive) else { return nil }
-        let digits = name[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty else { return nil }
-        if digits.count >= 12 { return "BURST" + digits }
-        let prefix = name[..<range.lowerBound]
-        let stem = prefix.drop { $0.isASCII && $0.isNumber }  // Pixel's leading frame counter
-        return stem.isEmpty ? nil : String(stem) + "_BURST"
-    }
-
-    // MARK: Movies
-
-    mutating func buildMovie(_ movie: MovieInfo) {
-        setSize(width: movie.width, height: movie.height, swap: false, field: "moov/trak/tkhd")
-        if !movie.hasVideoTrack { context.note(.noVideoTrack, "moov/trak", "\(movie.trackCount) tracks, none video") }
-        if let units = movie.durationUnits, units != UInt64.max, units > 0 {
-            if let scale = movie.timescale, scale > 0 {
-                let seconds = Double(units) / Double(scale)
-                if seconds <= Self.maximumDuration {
-                    metadata.duration = seconds
-                } else {
-                    context.note(.implausibleDuration, "moov/mvhd", "\(seconds) s")
-                }
-            } else {
-                context.note(.implausibleDuration, "moov/mvhd", "timescale 0")
-            }
-        }
-        let meta = movie.metadata
-        metadata.make = meta["com.apple.quicktime.make"] ?? meta["©mak"]
-        metadata.model = meta["com.apple.quicktime.model"] ?? meta["©mod"]
-        metadata.contentIdentifier = meta["com.apple.quicktime.content.identifier"]
-        if let text = meta["com.apple.quicktime.location.ISO6709"] ?? meta["©xyz"] {
-            if let (latitude, longitude, altitude) = Self.parseISO6709(text) {
-                setLocation(latitude: latitude, longitude: longitude, altitude: altitude, field: "ISO6709")
-            } else {
-                context.note(.malformedLocation, "ISO6709", text)
-            }
-        } else if let loci = movie.userDataLocation {
-            // 3GPP gives no way to say "no altitude": 0 is taken as absent.
-            setLocation(latitude: loci.latitude, longitude: loci.longitude,
-                        altitude: loci.altitude == 0 ? nil : loci.altitude, field: "loci")
-        }
-        setMovieDate(movie)
-    }
-
-    private mutating func setMovieDate(_ movie: MovieInfo) {
-        let candidates: [(String, CreationDateSource)] = [
-            ("com.apple.quicktime.creationdate", .quickTimeCreationDate), ("©day", .quickTimeUserData),
-        ]
-        for (key, source) in candidates {
-            guard let text = movie.metadata[key], !DateRules.isBlank(text) else { continue }
-            guard let (wall, offset) = DateRules.parseISO8601(text) else {
-                context.note(.unparseableDate, key, text)
-                continue
-            }
-            if accept(wall, offset: offset, field: key, raw: text, source: source) { return }
-        }
-        guard let seconds1904 = movie.creationSeconds1904, seconds1904 != 0 else { return }
-        let unix = Double(seconds1904) - 2_082_844_800
-        let date = Date(timeIntervalSince1970: unix)
-        guard seconds1904 < UInt64(1) << 40, date >= DateRules.earliestMovieHeader, DateRules.isPlausible(date, now: now)
-        else {
-            context.note(.implausibleDate, "moov/mvhd", "\(seconds1904) s since 1904")
-            return
-        }
-        metadata.creationDate = date
-        metadata.creationDateOffset = nil
-        metadata.creationDateSource = .movieHeader
-    }
-
-    /// ISO 6709 `±DD.DDDD±DDD.DDDD[±AAA.AAA][CRS…]/`, also with DDMM(.MM) / DDMMSS(.SS) integer parts.
-    static func parseISO6709(_ text: String) -> (Double, Double, Double?)? {
-        var fields: [String] = []
-        var current = ""
-        for character in text {
-            if character == "+" || character == "-" {
-                if !current.isEmpty { fields.append(current) }
-                current = String(character)
-            } else if character == "/" || character == "C" {
-                break
-            } else if current.isEmpty {
-                return nil
-            } else {
-                current.append(character)
-            }
-        }
-        if !current.isEmpty { fields.append(current) }
-        guard fields.count >= 2, fields.count <= 3 else { return nil }
-        func coordinate(_ field: String, degreeDigits: Int) -> Double? {
-            let sign: Double = field.hasPrefix("-") ? -1 : 1
-            let body = field.dropFirst()
-            let integerDigits = body.prefix { $0 != "." }.count
-            guard body.allSatisfy({ ($0.isASCII && $0.isNumber) || $0 == "." }), let value = Double(body) else {
-                return nil
-            }
-            switch integerDigits - degreeDigits {
-            case 0: return sign * value
-            case 2:  // DDMM.MM
-                let degrees = (value / 100).rounded(.down)
-                return sign * (degrees + (value - degrees * 100) / 60)
-            case 4:  // DDMMSS.SS
-                let degrees = (value / 10_000).rounded(.down)
-                let minutes = ((value - degrees * 10_000) / 100).rounded(.down)
-                return sign * (degrees + minutes / 60 + (value - degrees * 10_000 - minutes * 100) / 3600)
-            default: return nil
-            }
-        }
-        guard let latitude = coordinate(fields[0], degreeDigits: 2),
-            let longitude = coordinate(fields[1], degreeDigits: 3)
-        else { return nil }
-        var altitude: Double?
-        if fields.count == 3 {
-            let body = fields[2].dropFirst()
-            guard let value = Double(body) else { return nil }
-            altitude = fields[2].hasPrefix("-") ? -value : value
-        }
-        return (latitude, longitude, altitude)
-    }
-}
-
-extension MediaFormat {
-    /// HEIF-family formats, whose display orientation comes from `irot`/`imir`, not EXIF.
-    var isHEIF: Bool { self == .heic || self == .heics || self == .heif || self == .avif }
-
-    /// Formats stored as a TIFF structure.
-    var isTIFFBased: Bool {
-        switch self {
-        case .tiff, .dng, .cr2, .nef, .nrw, .arw, .sr2, .srf, .orf, .rw2, .pef, .srw, .threeFR, .iiq, .erf, .dcr,
-            .kdc, .mos, .mef:
-            true
-        default: false
-        }
-    }
-
-    /// Formats stored as ISO base media boxes (or QuickTime atoms).
-    var isISOBMFF: Bool { isHEIF || kind == .video || self == .cr3 }
 }

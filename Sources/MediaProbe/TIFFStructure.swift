@@ -5,6 +5,8 @@ enum TIFFTag {
     static let imageWidth: UInt16 = 0x0100
     static let imageLength: UInt16 = 0x0101
     static let subIFDs: UInt16 = 0x014A
+    /// XMLPacket: the XMP packet (BYTE or UNDEFINED).
+    static let xmp: UInt16 = 0x02BC
     static let dngVersion: UInt16 = 0xC612
     static let defaultCropSize: UInt16 = 0xC620
 }

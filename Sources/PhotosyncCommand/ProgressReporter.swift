@@ -5,9 +5,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// Shows the progress of long work on stderr: a progress bar redrawn in place on a terminal (files and
-/// bytes per second, ETA), and otherwise a plain log line every few seconds, so that a log file or a
-/// journal gets readable lines instead of carriage returns.
+/// Shows the progress of long work: a progress bar redrawn in place when stderr is a terminal (files and
+/// bytes per second, ETA), and otherwise a plain line every few seconds — no bar, no carriage return — so
+/// that a log file or the journal gets readable lines.
 final class ProgressReporter: Sendable {
     /// One reading of the work done so far.
     struct Reading: Sendable, Equatable {
@@ -43,15 +43,19 @@ final class ProgressReporter: Sendable {
         self.write = write
     }
 
-    /// Records a reading; draws it when the last drawing is old enough.
-    func report(_ reading: Reading) {
+    /// When the reporter was made: the start of the work.
+    var started: ContinuousClock.Instant { state.withLock { $0.started } }
+
+    /// Records a reading made `now`; draws it when the last drawing is old enough (for lines, the first one
+    /// too: a pass shorter than the interval logs no progress).
+    func report(_ reading: Reading, at now: ContinuousClock.Instant = .now) {
         guard style != .silent else { return }
-        let now = ContinuousClock.now
         let text: String? = state.withLock { state in
             state.lastReading = reading
-            if let last = state.lastDrawn, now - last < interval { return nil }
+            // A line waits a whole interval first: a pass shorter than that logs no progress at all.
+            if let last = state.lastDrawn ?? (style == .lines ? state.started : nil), now - last < interval { return nil }
             state.lastDrawn = now
-            let line = Self.describe(reading, elapsed: now - state.started)
+            let line = Self.describe(reading, elapsed: now - state.started, bar: style == .bar)
             if style == .bar {
                 state.barVisible = true
                 return "\r\u{1B}[2K" + line
@@ -70,16 +74,22 @@ final class ProgressReporter: Sendable {
         if clear { write("\r\u{1B}[2K") }
     }
 
-    /// The text of one reading: `scanning  1,204/5,000 files  310.2 MB/s  12.1 files/s  ETA 0:42`.
-    static func describe(_ reading: Reading, elapsed: Duration) -> String {
+    /// The text of one reading: `hashing  [#####---------------]  1,204/5,000 files  310.2 MB/s  12.1 files/s
+    /// ETA 0:42` for the bar, `hashing  1,204/5,000 files (24 %)  …` for a line.
+    static func describe(_ reading: Reading, elapsed: Duration, bar: Bool = true) -> String {
         let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 0.001)
         var parts = [reading.phase]
         if let total = reading.filesTotal, total > 0 {
             let fraction = min(Double(reading.filesDone) / Double(total), 1)
-            let width = 20
-            let filled = Int((fraction * Double(width)).rounded(.down))
-            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
-            parts.append("\(reading.filesDone.formatted())/\(total.formatted()) files")
+            let files = "\(reading.filesDone.formatted())/\(total.formatted()) files"
+            if bar {
+                let width = 20
+                let filled = Int((fraction * Double(width)).rounded(.down))
+                parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]")
+                parts.append(files)
+            } else {
+                parts.append(files + " (\(Int((fraction * 100).rounded(.down))) %)")
+            }
         } else {
             parts.append("\(reading.filesDone.formatted()) files")
         }

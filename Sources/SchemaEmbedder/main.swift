@@ -28,4 +28,8 @@ for path in arguments.dropFirst() {
     swift += "\"\"\"\(hashes)),\n"
 }
 swift += "]\n"
-try swift.write(toFile: output, atomically: true, encoding: .utf8)
+// Leave an up-to-date file alone: a new modification time would make the build recompile PhotoLibrary and
+// everything above it, although Schema/ only got a new timestamp (a checkout, a branch switch).
+if (try? String(contentsOfFile: output, encoding: .utf8)) != swift {
+    try swift.write(toFile: output, atomically: true, encoding: .utf8)
+}

@@ -5,54 +5,6 @@ import MediaProbe
 public import PhotoLibrary
 import Synchronization
 
-/// What the watcher's event reader hands the watch loop: paths waiting for quiet, and the rest.
-final class WatchQueue: Sendable {
-    struct State {
-        /// Paths touched, with when they were last touched.
-        var pending: [String: ContinuousClock.Instant] = [:]
-        /// Cookie files seen, in order.
-        var cookies: [String] = []
-        /// Subtrees to rescan, with why.
-        var rescans: [(path: String, reason: String)] = []
-        var ignoreRulesChanged = false
-        var rootGone = false
-        var finished = false
-        var watchLimit: String?
-    }
-
-    let state = Mutex(State())
-
-    func add(_ event: FolderWatchEvent, at now: ContinuousClock.Instant = .now) {
-        state.withLock { state in
-            func touch(_ path: String) {
-                if FileSystem.name(of: path) == IgnoreRules.fileName { state.ignoreRulesChanged = true }
-                state.pending[path] = now
-            }
-            switch event {
-            case .fileChanged(let path):
-                if FileSystem.parent(of: path).isEmpty && path.hasPrefix(DiskWalker.cookiePrefix) {
-                    state.cookies.append(path)
-                } else {
-                    touch(path)
-                }
-            case .removed(let path):
-                if !(FileSystem.parent(of: path).isEmpty && path.hasPrefix(DiskWalker.cookiePrefix)) { touch(path) }
-            case .moved(let from, let to, _):
-                touch(from)
-                touch(to)
-            case .directoryAppeared(let path):
-                touch(path)
-            case .rescanNeeded(let path, let reason):
-                state.rescans.append((path, reason))
-            case .rootGone:
-                state.rootGone = true
-            case .watchLimitReached(_, let message):
-                state.watchLimit = message
-            }
-        }
-    }
-}
-
 /// The ignore rules the watcher consults from its reader thread; replaced after every full scan.
 final class SharedIgnoreRules: Sendable {
     private let rules: Mutex<IgnoreRules>
@@ -73,16 +25,50 @@ final class SharedIgnoreRules: Sendable {
 extension FolderMirror {
     /// Scans the folder, then mirrors every change as it happens until the calling task is cancelled.
     ///
-    /// Events from inotify (see `FolderWatcher`) mark paths; once a path has been quiet for
-    /// ``FolderMirrorOptions/settleInterval`` it is reconciled with the same rules as a scan (a file still
-    /// being written is retried after the next quiet window). A rename is reconciled as one pass over its
-    /// two paths, so it is a move. A lost event (queue overflow, a watch that could not be added) rescans
-    /// the subtree concerned; a full rescan also runs every ``FolderMirrorOptions/rescanInterval`` (±10 %),
-    /// for file systems that send no events. An exhausted watch limit is logged once, with the sysctl that
-    /// raises it; periodic rescans then cover what is not watched.
+    /// Events from inotify (see `FolderWatcher`) mark paths; once they have been quiet for
+    /// ``FolderMirrorOptions/settleInterval`` they are reconciled with the same rules as a scan. A lost event
+    /// (queue overflow, a watch that could not be added) rescans the subtree concerned; a full rescan also runs
+    /// every ``FolderMirrorOptions/rescanInterval`` (±10 %, when nothing is pending, or at most a tenth of the
+    /// interval later), for file systems that send no events. An exhausted watch limit is logged once, with
+    /// the sysctl that raises it; periodic rescans then cover what is not watched.
+    ///
+    /// ## Identity, whatever the timing
+    /// A renamed or moved file keeps its identifier, also in a renamed directory, also when it was touched,
+    /// however the renames, moves and touches interleave with the settle interval:
+    /// - Before a round takes what settled, the watcher's events are caught up with (a marker's round trip):
+    ///   no path is read while its latest event is still on its way.
+    /// - The two paths of a rename settle together, as one group; a renamed directory carries the paths
+    ///   pending below it to its new name and joins them to its group. A group is reconciled in one round, so
+    ///   the source and the destination of a move are judged together (see ``PendingPaths``).
+    /// - A file found at a new path is matched, by inode, against every mirrored file, not only those of the
+    ///   round: a move whose other half is still pending (or whose event came late) keeps its identifier.
+    /// - A round leaves the paths still pending for later rounds alone: it neither reads them nor judges them
+    ///   gone (a path below one still pending waits for that path's round).
+    /// - A recorded file a round finds gone is not deleted while paths that were pending when it vanished
+    ///   remain: it is held (memory only; it stays in the library) and offered to every later round as the
+    ///   source of a move, by stamp identity and by content. It is deleted once those paths are reconciled,
+    ///   at a barrier, by a full rescan, and at the latest ten settle intervals (at least 10 s) after it
+    ///   vanished, so that a busy tree cannot hold a deletion forever (see ``HeldFiles``). Deletions so
+    ///   delayed count in the mass-deletion check of the round that commits them.
+    ///
+    /// Renames and moves inside the tree never depend on the hold (their two halves are judged in one round,
+    /// and a file at a new path is also found by its inode): their identity holds whatever the timing. The
+    /// hold is for what no event pairs — a file moved out of the tree and back in, a rename whose halves the
+    /// kernel could not pair —, and only there can the bound cost an identifier: when the file comes back
+    /// after its deletion was released, which in a tree that settles is once every path pending when it
+    /// vanished has been reconciled.
+    ///
+    /// ## Files being written
+    /// A file written and not closed since is not read on quiet alone: the watcher waits for its writer's
+    /// close (inotify IN_CLOSE_WRITE), then for the settle interval; a writer that never closes its file holds
+    /// it until it has been quiet for ``FolderMirrorOptions/openFileSettleInterval``. A file changed while it
+    /// is read (stat before and after) is read again later. No file is read before it has been quiet for the
+    /// settle interval, so content that a later event in the same settle window replaces (a file written,
+    /// then a new version renamed over it) is never inserted; barriers and rescans read what is there.
     ///
     /// Sync cookies (``sync()``, ``requestSync(library:root:timeout:)``) are barriers: everything pending
-    /// when a cookie appears is reconciled and committed at once, then the cookie is recorded.
+    /// when a cookie appears is reconciled and committed at once, held files are resolved, then the cookie
+    /// is recorded.
     ///
     /// On cancellation the batch being committed is finished, then the call returns normally.
     ///
@@ -95,18 +81,9 @@ extension FolderMirror {
     public func watch(
         progress: (@Sendable (ScanProgress) -> Void)? = nil, onEvent: (@Sendable (MirrorEvent) -> Void)? = nil
     ) async throws(SyncError) {
-        let logger = options.logger
         let rules = SharedIgnoreRules((try? IgnoreRules.load(root: root.path, includeDefaults: options.includeDefaultIgnoreRules))
             ?? IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
-        let watcher: FolderWatcher
-        do {
-            var watchOptions = FolderWatchOptions(isIgnored: { rules.isIgnored($0, isDirectory: $1) })
-            hooks.configure(&watchOptions)
-            watcher = try FolderWatcher(root: root.path, options: watchOptions)
-            hooks.started(watcher)
-        } catch {
-            throw SyncError(.watchFailed, "cannot watch \(root.path): \(error)")
-        }
+        let watcher = try startWatcher(rules)
         defer { watcher.stop() }
         let queue = WatchQueue()
         let reader = Task {
@@ -117,90 +94,132 @@ extension FolderMirror {
         watching.withLock { $0 += 1 }
         defer { watching.withLock { $0 -= 1 } }
 
-        let onBatch: @Sendable (ScanSummary, ChangeToken?) -> Void = { summary, token in
-            onEvent?(.batchCommitted(summary, token: token))
-        }
-        func fullScan(_ reason: String?) async throws(SyncError) {
-            if let reason {
-                logger.info("rescanning \(root.path): \(reason)")
-                onEvent?(.rescanStarted(reason: reason))
-            }
-            do {
-                _ = try await engine.scan(progress: reason == nil ? progress : nil, onBatch: onBatch)
-            } catch {
-                try handle(error, onEvent: onEvent)
-            }
-            rules.set(await engine.ignore)
-        }
-
-        try await fullScan(nil)
-        var nextRescan = nextPeriodicRescan()
-        var limitLogged = false
+        var loop = WatchLoop(rules: rules, onEvent: onEvent, nextRescan: nextPeriodicRescan())
+        try await fullScan(nil, progress: progress, loop: loop)
         let tick = min(options.settleInterval / 4, .milliseconds(50))
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
-            let now = ContinuousClock.now
-            let settle = options.settleInterval
-            let (ready, cookies, rescans, ignoreChanged, rootGone, finished, limit) = queue.state.withLock { state in
-                let cookies = state.cookies
-                var ready: [String] = []
-                for (path, touched) in state.pending where !cookies.isEmpty || now - touched >= settle { ready.append(path) }
-                for path in ready { state.pending[path] = nil }
-                defer {
-                    state.cookies = []
-                    state.rescans = []
-                    state.ignoreRulesChanged = false
-                    state.watchLimit = nil
-                }
-                return (ready, cookies, state.rescans, state.ignoreRulesChanged, state.rootGone, state.finished, state.watchLimit)
-            }
-            if let limit, !limitLogged {
-                limitLogged = true
-                logger.error("\(limit) Until then, changes in unwatched folders of \(root.path) are found by the periodic rescans.")
-                onEvent?(.watchLimitReached(message: limit))
-            }
-            if rootGone {
-                let reason = "the folder \(root.path) was deleted, moved or unmounted; nothing was deleted from the library"
-                logger.error("\(reason)")
-                onEvent?(.rootUnavailable(reason: reason))
-                throw SyncError(.rootMissing, reason)
-            }
-            var fullReason: String?
-            if ignoreChanged { fullReason = "an ignore file changed" }
-            if let whole = rescans.first(where: { $0.path.isEmpty }) { fullReason = whole.reason }
-            if fullReason == nil, let interval = options.rescanInterval, now >= nextRescan, interval > .zero {
-                fullReason = "periodic rescan"
-            }
-            if let fullReason {
-                try await fullScan(fullReason)
-                nextRescan = nextPeriodicRescan()
+            await catchUp(with: watcher, queue: queue)
+            let taken = queue.take(
+                at: .now, settle: options.settleInterval, openLimit: options.openFileSettleInterval,
+                requestMarker: { watcher.requestMarker() })
+            try report(taken, &loop)
+            if let reason = fullRescanReason(taken, loop) {
+                try await fullScan(reason, progress: nil, loop: loop)
+                loop.nextRescan = nextPeriodicRescan()
             } else {
-                var paths = Set(ready)
-                for rescan in rescans {
-                    onEvent?(.rescanStarted(reason: "\(rescan.path): \(rescan.reason)"))
-                    paths.insert(rescan.path)
-                }
-                if !paths.isEmpty {
-                    do {
-                        let (_, retry) = try await engine.reconcile(paths: paths, onBatch: onBatch)
-                        if !retry.isEmpty {
-                            let later = ContinuousClock.now
-                            queue.state.withLock { state in for path in retry { state.pending[path] = later } }
-                        }
-                    } catch {
-                        try handle(error, onEvent: onEvent)
-                    }
-                }
+                try await reconcile(taken, queue: queue, loop: loop)
             }
-            if !cookies.isEmpty {
-                let present = cookies.filter { FileSystem.stamp(root.path + "/" + $0) != nil }
-                if !present.isEmpty {
-                    do { try await engine.processCookies(present) } catch { try handle(error, onEvent: onEvent) }
-                    for cookie in present { onEvent?(.syncCookieProcessed(cookie)) }
-                }
-            }
-            if finished { break }
+            try await processCookies(taken.cookies, loop: loop)
+            if taken.finished { break }
         }
+    }
+
+    /// What the watch loop carries from one tick to the next.
+    private struct WatchLoop {
+        let rules: SharedIgnoreRules
+        let onEvent: (@Sendable (MirrorEvent) -> Void)?
+        var nextRescan: ContinuousClock.Instant
+        var limitLogged = false
+
+        var onBatch: @Sendable (ScanSummary, ChangeToken?) -> Void {
+            let onEvent = self.onEvent
+            return { summary, token in onEvent?(.batchCommitted(summary, token: token)) }
+        }
+    }
+
+    private func startWatcher(_ rules: SharedIgnoreRules) throws(SyncError) -> FolderWatcher {
+        do {
+            var watchOptions = FolderWatchOptions(isIgnored: { rules.isIgnored($0, isDirectory: $1) })
+            hooks.configure(&watchOptions)
+            let watcher = try FolderWatcher(root: root.path, options: watchOptions)
+            hooks.started(watcher)
+            return watcher
+        } catch {
+            throw SyncError(.watchFailed, "cannot watch \(root.path): \(error)")
+        }
+    }
+
+    /// A full pass (the initial scan when `reason` is nil); then the ignore rules the watcher consults.
+    private func fullScan(_ reason: String?, progress: (@Sendable (ScanProgress) -> Void)?, loop: WatchLoop) async throws(SyncError) {
+        if let reason {
+            options.logger.info("rescanning \(root.path): \(reason)")
+            loop.onEvent?(.rescanStarted(reason: reason))
+        }
+        do {
+            _ = try await engine.scan(progress: progress, onBatch: loop.onBatch)
+        } catch {
+            try handle(error, onEvent: loop.onEvent)
+        }
+        loop.rules.set(await engine.ignore)
+    }
+
+    /// While work is pending, waits until every event about a change made before now has reached the queue (a
+    /// marker's round trip through the watcher, a millisecond or so): a round then never reads a path whose
+    /// latest event is still on its way (a file written a moment ago in a folder that settles now, the far
+    /// half of a move). Bounded by the settle interval, so that a watcher that holds its events cannot stop
+    /// the loop.
+    private func catchUp(with watcher: FolderWatcher, queue: WatchQueue) async {
+        guard queue.hasWork else { return }
+        let marker = watcher.requestMarker()
+        let deadline = ContinuousClock.now + max(options.settleInterval, .milliseconds(100))
+        while !queue.hasReceived(marker: marker) && ContinuousClock.now < deadline && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Logs an exhausted watch limit once; throws when the root is gone.
+    private func report(_ taken: WatchQueue.Taken, _ loop: inout WatchLoop) throws(SyncError) {
+        if let limit = taken.watchLimit, !loop.limitLogged {
+            loop.limitLogged = true
+            options.logger.error("\(limit) Until then, changes in unwatched folders of \(root.path) are found by the periodic rescans.")
+            loop.onEvent?(.watchLimitReached(message: limit))
+        }
+        if taken.rootGone {
+            let reason = "the folder \(root.path) was deleted, moved or unmounted; nothing was deleted from the library"
+            loop.onEvent?(.rootUnavailable(reason: reason))
+            throw SyncError(.rootMissing, reason)
+        }
+    }
+
+    /// Why this tick rescans the whole tree, if it does: a changed ignore file, lost events at the root, or the
+    /// periodic rescan (when nothing is pending, or at most a tenth of the interval late).
+    private func fullRescanReason(_ taken: WatchQueue.Taken, _ loop: WatchLoop) -> String? {
+        if let whole = taken.rescans.first(where: { $0.path.isEmpty }) { return whole.reason }
+        if taken.ignoreRulesChanged { return "an ignore file changed" }
+        guard let interval = options.rescanInterval, interval > .zero else { return nil }
+        let now = taken.round.now
+        let due = now >= loop.nextRescan && (taken.isIdle || now >= loop.nextRescan + interval / 10)
+        return due ? "periodic rescan" : nil
+    }
+
+    /// One round over the ready paths and the subtrees to rescan; with nothing ready, the release of the held
+    /// files that nothing pending can claim any more.
+    private func reconcile(_ taken: WatchQueue.Taken, queue: WatchQueue, loop: WatchLoop) async throws(SyncError) {
+        var paths = Set(taken.ready)
+        for rescan in taken.rescans {
+            loop.onEvent?(.rescanStarted(reason: "\(rescan.path): \(rescan.reason)"))
+            paths.insert(rescan.path)
+        }
+        do {
+            if !paths.isEmpty {
+                let (_, retry) = try await engine.reconcile(paths: paths, round: taken.round, onBatch: loop.onBatch)
+                queue.retry(retry)
+            } else if await engine.holdsFiles {
+                _ = try await engine.releaseHeldFiles(round: taken.round, onBatch: loop.onBatch)
+            }
+        } catch {
+            try handle(error, onEvent: loop.onEvent)
+        }
+    }
+
+    /// Records the cookies still present (each has its waiter) once everything before them is committed.
+    private func processCookies(_ cookies: [String], loop: WatchLoop) async throws(SyncError) {
+        guard !cookies.isEmpty else { return }
+        let present = cookies.filter { FileSystem.stamp(root.path + "/" + $0) != nil }
+        guard !present.isEmpty else { return }
+        do { try await engine.processCookies(present) } catch { try handle(error, onEvent: loop.onEvent) }
+        for cookie in present { loop.onEvent?(.syncCookieProcessed(cookie)) }
     }
 
     /// Reports refusals that leave watching possible; rethrows the rest.

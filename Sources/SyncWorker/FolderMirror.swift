@@ -15,17 +15,24 @@ import Synchronization
 ///
 /// ## One rule set for scans and the watcher
 /// 1. Same path, same stamp: unchanged, not read. (A rescan of an unchanged tree reads no file.)
-/// 2. A recorded path gone whose (device, inode, size, mtime) reappears at another path: a **move** — same
-///    local identifier, path and file name updated, album membership following — found without reading the
-///    file (renames, moves across folders, case-only renames, whole-directory renames).
+/// 2. A recorded file that left its path (the path is gone, or holds another file) and whose (device, inode,
+///    size, mtime) is found at another path: a **move** — same local identifier, path and file name updated,
+///    album membership following — found without reading the file (renames, moves across folders,
+///    case-only renames, whole-directory renames, renames over another file, rotations and swaps of names).
 /// 3. Everything else is hashed (XXH3-128), with a stat before and after: a file that changed meanwhile is
 ///    still being written and is retried later (a scan reports it as skipped and leaves its old state).
-///    Then: same path and hash → only the stat cache is refreshed; same path, new hash → a content
-///    **update** (`assetContentChanged`); a new path whose hash is that of a recorded path gone → a
-///    **move**; any other new path → an **insert**. Identical content at two paths is two assets.
-/// 4. A recorded path gone and not moved → a **delete**. A file that exists but cannot be read, a file
+///    Then: the recorded file itself (same inode), or a new file renamed over it (an atomic save): same
+///    hash → only the stat cache is refreshed, new hash → a content **update** (`assetContentChanged`); a
+///    new path whose inode and hash are those of a file that left its path, or whose hash is that of a
+///    recorded path gone → a **move**; any other new path → an **insert**. Identical content at two paths is
+///    two assets.
+/// 4. A recorded path gone and not moved → a **delete**; a recorded file whose path another file was renamed
+///    onto → a delete, in the same transaction as that move. A file that exists but cannot be read, a file
 ///    vanishing while it is read, and everything under a folder that cannot be listed are reported and
 ///    kept.
+///
+/// The watcher (``watch(progress:onEvent:)``) applies the same rules to the paths its events mark, and keeps
+/// identities whatever the timing of the events.
 ///
 /// ## Folders become albums
 /// A directory holding media directly is an album titled with its name, holding those files' assets in the

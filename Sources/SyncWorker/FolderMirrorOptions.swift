@@ -6,6 +6,14 @@ public struct FolderMirrorOptions: Sendable {
     public var author = "photosync"
     /// How long a path must stay quiet (no event) before the watcher hashes it.
     public var settleInterval: Duration = .seconds(1)
+    /// How long a file written and not closed since must stay quiet before it is hashed anyway.
+    ///
+    /// A file being written (an inotify IN_MODIFY without an IN_CLOSE_WRITE since, or a file some process
+    /// holds open for writing, where the kernel says so: see the README) is not read on quiet alone: the
+    /// watcher waits for its writer to close it, then for ``settleInterval``; a scan skips it as still being
+    /// written. This bounds the wait for a writer that never closes its file (it is then mirrored like any
+    /// file, once quiet this long). Default 30 s.
+    public var openFileSettleInterval: Duration = .seconds(30)
     /// A commit holds at most this many file changes…
     public var batchFileLimit = 500
     /// …or the changes found within this long, whichever comes first, so tokens advance during long scans.

@@ -126,10 +126,11 @@ struct LivePhotoPairing {
         }
 
         for file in batch.deletes { remove(file.relativePath) }
-        for (from, to) in batch.moves {
+        // Every source is looked up before any destination is written: a batch may rotate names (a → b, c → a).
+        let moving = batch.moves.map { members[FileSystem.parent(of: $0.from.relativePath)]?[FileSystem.name(of: $0.from.relativePath)] }
+        for (from, _) in batch.moves { remove(from.relativePath) }
+        for ((from, to), member) in zip(batch.moves, moving) {
             let source = FileSystem.parent(of: from.relativePath)
-            let member = members[source]?[FileSystem.name(of: from.relativePath)]
-            remove(from.relativePath)
             if member != nil || classified.contains(source) {
                 add(to.relativePath, member)
             } else {

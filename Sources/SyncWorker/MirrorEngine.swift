@@ -34,14 +34,16 @@ actor MirrorEngine {
     let rootName: String
     let options: FolderMirrorOptions
     var logger: Logger { options.logger }
-    private var model: MirrorModel?
-    private(set) var ignore: IgnoreRules
+    var model: MirrorModel?
+    var ignore: IgnoreRules
     /// Files found not to be media, by stamp: not probed again while unchanged.
-    private var notMedia: [String: FileStamp] = [:]
+    var notMedia: [String: FileStamp] = [:]
     /// Files with metadata problems already logged (by path and hash), so each is logged once.
     private var loggedProblems: Set<String> = []
     /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
     private var livePhotos = LivePhotoPairing()
+    /// Files watch rounds found gone and hold for a while (see ``HeldFiles``).
+    var heldFiles = HeldFiles()
     var lastToken: ChangeToken?
 
     init(library: PhotoLibrary, root: String, options: FolderMirrorOptions) {
@@ -54,7 +56,7 @@ actor MirrorEngine {
 
     // MARK: State
 
-    private func loadedModel() throws(SyncError) -> MirrorModel {
+    func loadedModel() throws(SyncError) -> MirrorModel {
         if let model { return model }
         let loaded = try Self.loadModel(library: library, root: root)
         model = loaded
@@ -140,239 +142,7 @@ actor MirrorEngine {
         return summary
     }
 
-    // MARK: Partial passes (the watcher)
-
-    /// Reconciles a set of paths (files or directories, present or gone) against the mirror.
-    ///
-    /// - Returns: the pass's summary and the paths to retry (still being written).
-    func reconcile(paths: Set<String>, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?) throws(SyncError) -> (ScanSummary, [String]) {
-        let rootStamp = try checkRoot()
-        // Only the outermost paths: a directory's walk covers what is inside it.
-        let sorted = paths.sorted()
-        var scope: [String] = []
-        for path in sorted where !scope.contains(where: { FileSystem.isWithin(path, $0) }) { scope.append(path) }
-        var snapshot = DiskSnapshot()
-        var walker = DiskWalker(root: root, ignore: ignore)
-        for path in scope {
-            guard let (stamp, mode) = FileSystem.stamp(path.isEmpty ? root : root + "/" + path) else { continue }
-            if ancestorIgnored(path, isDirectory: mode == S_IFDIR, walker.ignore) { continue }
-            if mode == S_IFDIR {
-                snapshot.directories[path] = stamp
-                walker.walk(path, into: &snapshot)
-            } else if mode == S_IFREG {
-                if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) {
-                    snapshot.cookies.append(path)
-                } else {
-                    snapshot.files.append((path, stamp))
-                }
-            } else {
-                snapshot.skipped.append(SkippedFile(path: path, reason: mode == S_IFLNK ? "symbolic link (not followed)" : "not a regular file"))
-            }
-        }
-        ignore = walker.ignore
-        var retry: [String] = []
-        let summary = try reconcile(
-            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: false, progress: nil, onBatch: onBatch,
-            retry: &retry)
-        return (summary, retry)
-    }
-
-    private func ancestorIgnored(_ path: String, isDirectory: Bool, _ rules: IgnoreRules) -> Bool {
-        if FileSystem.parent(of: path).isEmpty && FileSystem.name(of: path).hasPrefix(DiskWalker.cookiePrefix) { return false }
-        return rules.isIgnored(relativePath: path, isDirectory: isDirectory)
-    }
-
-    // MARK: Reconcile
-
-    private func reconcile(
-        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
-        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?
-    ) throws(SyncError) -> ScanSummary {
-        var retry: [String] = []
-        return try reconcile(
-            scope: scope, snapshot: &snapshot, rootStamp: rootStamp, isFullScan: isFullScan, progress: progress,
-            onBatch: onBatch, retry: &retry)
-    }
-
-    private func reconcile(
-        scope: [String], snapshot: inout DiskSnapshot, rootStamp: FileStamp, isFullScan: Bool,
-        progress: (@Sendable (ScanProgress) -> Void)?, onBatch: (@Sendable (ScanSummary, ChangeToken?) -> Void)?,
-        retry: inout [String]
-    ) throws(SyncError) -> ScanSummary {
-        // The plan is made against the state before the pass; the state itself is not held meanwhile, so the
-        // batches committed below update it in place (no copy of a large dictionary per batch).
-        let mirroredCount: Int
-        let plan: Reconciler.Plan
-        let filesFound = snapshot.files.count
-        do {
-            let model = try loadedModel()
-            mirroredCount = model.count
-            // Safety: a root showing no file at all while assets are mirrored from it looks unmounted.
-            if isFullScan && snapshot.files.isEmpty && !model.isEmpty {
-                let device = recordedDevice
-                let detail = device != nil && device != rootStamp.device ? " (and it is on another device than recorded)" : ""
-                let message = "the folder \(root) is empty\(detail) while \(model.count) assets are mirrored from it: it looks unmounted; nothing was deleted"
-                logger.error("\(message)")
-                throw SyncError(.rootEmptied, message)
-            }
-            if isFullScan && !model.isEmpty && !options.acceptRootDeviceChange, let device = recordedDevice,
-                device != rootStamp.device
-            {
-                let message = "the folder \(root) is on another device than recorded while \(model.count) assets are mirrored from it: it looks like an unmounted disk's mount point; nothing was deleted (confirm a moved root with acceptRootDeviceChange)"
-                logger.error("\(message)")
-                throw SyncError(.rootEmptied, message)
-            }
-            // The plan takes the disk snapshot's files over (they become its list of files to hash).
-            var files: [(path: String, stamp: FileStamp)] = []
-            swap(&files, &snapshot.files)
-            if scope == [""] {
-                plan = Reconciler.plan(disk: consume files, recorded: model) { snapshot.isUnderUnreadableDirectory($0) }
-            } else {
-                var recorded: [String: MirroredFile] = [:]
-                for path in scope { recorded.merge(model.files(within: path)) { a, _ in a } }
-                plan = Reconciler.plan(disk: consume files, recorded: recorded) { snapshot.isUnderUnreadableDirectory($0) }
-            }
-        }
-        var summary = ScanSummary()
-        summary.skipped = snapshot.skipped
-        summary.unchanged = plan.unchanged
-        var vanishedByHash: [String: [MirroredFile]] = [:]
-        for file in plan.vanished { vanishedByHash[file.contentHash, default: []].append(file) }
-
-        var batch = Batch()
-        var batchStart = ContinuousClock.now
-        func flushIfFull() throws(SyncError) {
-            if batch.fileCount >= options.batchFileLimit
-                || (batch.fileCount > 0 && ContinuousClock.now - batchStart >= options.batchTimeLimit)
-            {
-                summary.add(batch.counts)
-                try commit(batch, onBatch: onBatch)
-                summary.batches += 1
-                batch = Batch()
-                batchStart = ContinuousClock.now
-            }
-        }
-        // Renames recognised by their stamps (no file read) commit together, whatever their number: a
-        // renamed directory is one change, its album renamed with all its files at once, never an
-        // intermediate tree where half of its files are in each place.
-        for move in plan.stampMoves {
-            let record = MirroredFile(
-                relativePath: move.to, stamp: move.stamp, contentHash: move.from.contentHash,
-                assetIdentifier: move.from.assetIdentifier)
-            batch.moves.append((move.from, record))
-            batch.counts.moved += 1
-        }
-        if batch.fileCount > 0 {
-            summary.add(batch.counts)
-            try commit(batch, onBatch: onBatch)
-            summary.batches += 1
-            batch = Batch()
-            batchStart = ContinuousClock.now
-        }
-
-        // Room in the model for every file to hash, made once: its table does not double (holding the old and
-        // the new table at once) while the batches commit.
-        if var model = self.model, plan.toHash.count > options.batchFileLimit {
-            self.model = nil
-            model.reserveCapacity(model.count + plan.toHash.count)
-            self.model = model
-        }
-        var report = ScanProgress(phase: .hashing, filesFound: filesFound, filesToHash: plan.toHash.count)
-        report.totalBytesToHash = plan.toHash.reduce(0) { $0 + $1.stamp.size }
-        progress?(ScanProgress(phase: .walking, filesFound: filesFound, filesToHash: plan.toHash.count))
-        for candidate in plan.toHash {
-            if let known = notMedia[candidate.path], known == candidate.stamp { continue }
-            report.currentPath = candidate.path
-            progress?(report)
-            let outcome = FileHasher.hash(root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone)
-            let old = self.model?[path: candidate.path]
-            switch outcome {
-            case .hashed(let hashed):
-                notMedia[candidate.path] = nil
-                report.filesHashed += 1
-                report.bytesHashed += hashed.stamp.size
-                batch.counts.filesHashed += 1
-                batch.counts.bytesHashed += hashed.stamp.size
-                let action = Reconciler.decide(
-                    path: hashed.path, hash: hashed.hash, recorded: old, vanishedByHash: &vanishedByHash)
-                switch action {
-                case .restamp(let old):
-                    batch.restamps.append(MirroredFile(
-                        relativePath: old.relativePath, stamp: hashed.stamp, contentHash: hashed.hash,
-                        assetIdentifier: old.assetIdentifier))
-                    batch.counts.unchanged += 1
-                case .update(let old):
-                    noteProblems(hashed, into: &batch.counts)
-                    batch.updates.append((hashed, old))
-                    batch.counts.updated += 1
-                case .move(let from):
-                    batch.moves.append((from, MirroredFile(
-                        relativePath: hashed.path, stamp: hashed.stamp, contentHash: hashed.hash,
-                        assetIdentifier: from.assetIdentifier)))
-                    batch.counts.moved += 1
-                case .insert:
-                    noteProblems(hashed, into: &batch.counts)
-                    batch.inserts.append(hashed)
-                    batch.counts.inserted += 1
-                }
-            case .notMedia:
-                notMedia[candidate.path] = candidate.stamp
-                // A mirrored file replaced by something that is not media is gone as a photo.
-                if let old { vanishedByHash[old.contentHash, default: []].append(old) }
-            case .stillBeingWritten:
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "still being written"))
-                retry.append(candidate.path)
-            case .vanished:
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "vanished while being read"))
-            case .unreadable(let reason):
-                summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
-            }
-            try flushIfFull()
-            // Cancelled (SIGINT/SIGTERM): the current batch is committed below, and the pass ends there.
-            if Task.isCancelled {
-                summary.interrupted = true
-                break
-            }
-        }
-        if batch.fileCount > 0 {
-            summary.add(batch.counts)
-            try commit(batch, onBatch: onBatch)
-            summary.batches += 1
-            batch = Batch()
-        }
-
-        // An interrupted pass has not read every file: what looks vanished may reappear among the files it did
-        // not hash, so it deletes nothing; the next pass continues from the batches committed.
-        if summary.interrupted { return summary }
-
-        // Deletions: what vanished and did not reappear.
-        let deletions = vanishedByHash.values.joined().sorted { $0.relativePath < $1.relativePath }
-        if !deletions.isEmpty {
-            let mirrored = mirroredCount
-            let limit = Int((Double(mirrored) * options.maximumDeletionShare).rounded(.down))
-            if !options.allowMassDeletion && deletions.count > limit && deletions.count >= options.minimumMassDeletion {
-                let message = "refusing to delete \(deletions.count) of the \(mirrored) assets mirrored from \(root) (the limit is \(limit)); nothing was deleted. Check the folder, then confirm with allowMassDeletion"
-                logger.error("\(message)")
-                throw SyncError(.massDeletionRefused(wouldDelete: deletions.count, mirrored: mirrored, limit: limit), message)
-            }
-            progress?(ScanProgress(phase: .deleting, filesFound: filesFound, filesHashed: report.filesHashed, bytesHashed: report.bytesHashed))
-            for chunk in stride(from: 0, to: deletions.count, by: max(1, options.batchFileLimit)) {
-                var deleting = Batch()
-                deleting.deletes = Array(deletions[chunk..<min(deletions.count, chunk + options.batchFileLimit)])
-                deleting.counts.deleted = deleting.deletes.count
-                summary.add(deleting.counts)
-                try commit(deleting, onBatch: onBatch)
-                summary.batches += 1
-            }
-        }
-        // Cookies last: everything before them is now in the library.
-        if !snapshot.cookies.isEmpty {
-            try processCookies(snapshot.cookies)
-        }
-        return summary
-    }
-
-    private func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
+    func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
         let problems = hashed.probe.metadata.problems
         guard !problems.isEmpty else { return }
         counts.metadataProblems[hashed.path] = problems.map(\.description)
@@ -418,51 +188,11 @@ actor MirrorEngine {
     }
 
     private func apply(_ batch: Batch, to model: inout MirrorModel) throws {
-        // Objects the requests need.
-        var identifiers = Set<String>()
-        for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
-        for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
-        for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
-        var assets: [String: Asset] = [:]
-        if !identifiers.isEmpty {
-            let fetched = try library.fetchAssets(
-                withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
-            for asset in fetched { assets[asset.localIdentifier] = asset }
-        }
+        let assets = try fetchAssets(of: batch)
         let directoriesBefore = model.directories
-        // Moved assets whose old directory has no album any more (renamed away earlier in this pass): the
-        // albums they are in now, from the library.
-        var memberships: [String: Set<String>] = [:]
-        for (from, _) in batch.moves {
-            guard let id = from.assetIdentifier, let asset = assets[id],
-                directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
-            else { continue }
-            memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
-                .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
-        }
+        let memberships = try albumMemberships(of: batch, assets: assets, directories: directoriesBefore)
         // The file changes, on the model: they decide the albums and folders.
-        var dirty = Set<String>()
-        func touch(_ path: String) {
-            var directory = FileSystem.parent(of: path)
-            while dirty.insert(directory).inserted && !directory.isEmpty { directory = FileSystem.parent(of: directory) }
-        }
-        for file in batch.deletes { model.remove(file.relativePath); touch(file.relativePath) }
-        for (from, _) in batch.moves {
-            model.remove(from.relativePath)
-            touch(from.relativePath)
-        }
-        for (_, to) in batch.moves {
-            model.set(to)
-            touch(to.relativePath)
-        }
-        for file in batch.restamps { model.set(file) }
-        for (new, old) in batch.updates {
-            model.set(MirroredFile(relativePath: new.path, stamp: new.stamp, contentHash: new.hash, assetIdentifier: old.assetIdentifier))
-        }
-        for file in batch.inserts {
-            model.set(MirroredFile(relativePath: file.path, stamp: file.stamp, contentHash: file.hash, assetIdentifier: nil))
-            touch(file.path)
-        }
+        let (dirty, removedPaths) = Self.applyFiles(of: batch, to: &model)
         let live = try livePhotos.plan(batch, model: model, root: root, library: library, timeZone: library.momentTimeZone)
         var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
         if !dirty.isEmpty {
@@ -477,47 +207,14 @@ actor MirrorEngine {
         var needs: [String: (album: Bool, folder: Bool)] = [:]
         for path in dirty { needs[path] = model.needs(path) }
         try library.performChangesAndWait(author: options.author) {
-            let mirror = MirrorChangeRequest(rootPath: root)
             var tree = DirectoryTree(
                 root: root, rootName: rootName, directories: directories, needs: needs, albums: collections.albums,
                 folders: collections.folders)
             let ordered = dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
             tree.prepare(ordered)
-
-            for file in batch.inserts {
-                let request = AssetChangeRequest.creationRequestForAsset(
-                    fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
-                    options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
-                request.apply(file.probe)
-                live.mark(request, path: file.path)
-                guard let placeholder = request.placeholderForCreatedAsset else { continue }
-                inserted[file.path] = placeholder.localIdentifier
-                tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
-            }
-            for (new, old) in batch.updates {
-                let url = URL(fileURLWithPath: root + "/" + new.path)
-                let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
-                if let id = old.assetIdentifier, let asset = assets[id] {
-                    let request = AssetChangeRequest(for: asset)
-                    request.replaceContent(withFileAt: url, options: options)
-                    request.apply(new.probe)
-                    live.mark(request, path: new.path)
-                } else {
-                    let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
-                    request.apply(new.probe)
-                    live.mark(request, path: new.path)
-                    if let placeholder = request.placeholderForCreatedAsset {
-                        inserted[new.path] = placeholder.localIdentifier
-                        tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
-                    }
-                }
-            }
-            for (from, to) in batch.moves {
-                guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
-                AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
-                let oldAlbum = directoriesBefore[FileSystem.parent(of: from.relativePath)]?.albumIdentifier
-                tree.move(id, fromAlbum: oldAlbum, memberOf: memberships[id], to: FileSystem.parent(of: to.relativePath))
-            }
+            inserted = Self.requestAssetChanges(
+                for: batch, root: root, assets: assets, live: live, tree: &tree,
+                moved: { id, from in (directoriesBefore[FileSystem.parent(of: from)]?.albumIdentifier, memberships[id]) })
             live.applyAssetChanges()
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
             if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
@@ -525,35 +222,7 @@ actor MirrorEngine {
             tree.finish(ordered.reversed()) { folder in
                 (try? library.fetchCollections(in: folder).map(\.localIdentifier)) ?? []
             }
-
-            // Mirror state: removals first (a path may be both the source of one move and the target of another).
-            for file in batch.deletes { mirror.removeFile(file.relativePath) }
-            for (from, _) in batch.moves { mirror.removeFile(from.relativePath) }
-            for (_, to) in batch.moves {
-                mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
-            }
-            for file in batch.restamps {
-                mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
-            }
-            for (new, old) in batch.updates {
-                let id = inserted[new.path] ?? old.assetIdentifier
-                mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
-            }
-            for file in batch.inserts {
-                mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
-            }
-            for path in tree.changed {
-                if let entry = tree.directories[path] {
-                    mirror.setDirectory(
-                        path, device: entry.device, inode: entry.inode, album: entry.albumIdentifier.map(ObjectReference.init),
-                        folder: entry.folderIdentifier.map(ObjectReference.init))
-                } else {
-                    mirror.removeDirectory(path)
-                }
-            }
-            for cookie in batch.cookies { mirror.recordSyncCookie(cookie) }
-            if let device = batch.rootDevice { mirror.setRootDevice(device) }
-            if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
+            Self.recordMirrorState(of: batch, root: root, removedPaths: removedPaths, inserted: inserted, tree: tree)
             directories = tree.directories
         }
         livePhotos.committed()
@@ -564,6 +233,149 @@ actor MirrorEngine {
             }
         }
         model.directories = directories
+    }
+
+    /// The assets a batch's requests change (updated, moved, deleted), by identifier.
+    private func fetchAssets(of batch: Batch) throws -> [String: Asset] {
+        var identifiers = Set<String>()
+        for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
+        for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
+        for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
+        var assets: [String: Asset] = [:]
+        guard !identifiers.isEmpty else { return assets }
+        let fetched = try library.fetchAssets(
+            withLocalIdentifiers: Array(identifiers), options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
+        for asset in fetched { assets[asset.localIdentifier] = asset }
+        return assets
+    }
+
+    /// Moved assets whose old directory has no album any more (renamed away earlier in this pass): the albums
+    /// they are in now, from the library.
+    private func albumMemberships(
+        of batch: Batch, assets: [String: Asset], directories: [String: MirroredDirectory]
+    ) throws -> [String: Set<String>] {
+        var memberships: [String: Set<String>] = [:]
+        for (from, _) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id],
+                directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
+            else { continue }
+            memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
+                .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
+        }
+        return memberships
+    }
+
+    /// Applies a batch's file changes to the model.
+    ///
+    /// - Returns: the directories concerned (each file's parent and its ancestors), and the paths removed.
+    private static func applyFiles(of batch: Batch, to model: inout MirrorModel) -> (dirty: Set<String>, removedPaths: [String]) {
+        var dirty = Set<String>()
+        func touch(_ path: String) {
+            var directory = FileSystem.parent(of: path)
+            while dirty.insert(directory).inserted && !directory.isEmpty { directory = FileSystem.parent(of: directory) }
+        }
+        // A path is removed only while it still records the file removed from it: an earlier batch of the pass
+        // may have moved another file there (a rotation of names).
+        var removedPaths: [String] = []
+        for file in batch.deletes + batch.moves.map(\.from) where model.records(file) {
+            model.remove(file.relativePath)
+            removedPaths.append(file.relativePath)
+            touch(file.relativePath)
+        }
+        for (_, to) in batch.moves {
+            model.set(to)
+            touch(to.relativePath)
+        }
+        for file in batch.restamps { model.set(file) }
+        for (new, old) in batch.updates {
+            model.set(MirroredFile(relativePath: new.path, stamp: new.stamp, contentHash: new.hash, assetIdentifier: old.assetIdentifier))
+        }
+        for file in batch.inserts {
+            model.set(MirroredFile(relativePath: file.path, stamp: file.stamp, contentHash: file.hash, assetIdentifier: nil))
+            touch(file.path)
+        }
+        return (dirty, removedPaths)
+    }
+
+    /// Inside the change block: the inserts, content updates and moves of a batch, with their album membership.
+    ///
+    /// - Parameter moved: for a moved asset and its old path, its old directory's album and, when that album is
+    ///   gone, the albums it is in.
+    /// - Returns: the identifiers of the assets created, by path.
+    private static func requestAssetChanges(
+        for batch: Batch, root: String, assets: [String: Asset], live: LivePhotoPairing.Plan, tree: inout DirectoryTree,
+        moved: (String, String) -> (album: String?, memberships: Set<String>?)
+    ) -> [String: String] {
+        var inserted: [String: String] = [:]
+        for file in batch.inserts {
+            let request = AssetChangeRequest.creationRequestForAsset(
+                fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
+                options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
+            request.apply(file.probe)
+            live.mark(request, path: file.path)
+            guard let placeholder = request.placeholderForCreatedAsset else { continue }
+            inserted[file.path] = placeholder.localIdentifier
+            tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
+        }
+        for (new, old) in batch.updates {
+            let url = URL(fileURLWithPath: root + "/" + new.path)
+            let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
+            if let id = old.assetIdentifier, let asset = assets[id] {
+                let request = AssetChangeRequest(for: asset)
+                request.replaceContent(withFileAt: url, options: options)
+                request.apply(new.probe)
+                live.mark(request, path: new.path)
+            } else {
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
+                request.apply(new.probe)
+                live.mark(request, path: new.path)
+                if let placeholder = request.placeholderForCreatedAsset {
+                    inserted[new.path] = placeholder.localIdentifier
+                    tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: new.path))
+                }
+            }
+        }
+        for (from, to) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
+            AssetChangeRequest(for: asset).setReferencedFilePath(root + "/" + to.relativePath)
+            let (oldAlbum, memberships) = moved(id, from.relativePath)
+            tree.move(id, fromAlbum: oldAlbum, memberOf: memberships, to: FileSystem.parent(of: to.relativePath))
+        }
+        return inserted
+    }
+
+    /// Inside the change block: the mirror state of a batch — removals first (a path may be both the source of
+    /// one move and the target of another), then files, directories, cookies and the scan record.
+    private static func recordMirrorState(
+        of batch: Batch, root: String, removedPaths: [String], inserted: [String: String], tree: DirectoryTree
+    ) {
+        let mirror = MirrorChangeRequest(rootPath: root)
+        for path in removedPaths { mirror.removeFile(path) }
+        for (_, to) in batch.moves {
+            mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
+        }
+        for file in batch.restamps {
+            mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
+        }
+        for (new, old) in batch.updates {
+            let id = inserted[new.path] ?? old.assetIdentifier
+            mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
+        }
+        for file in batch.inserts {
+            mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
+        }
+        for path in tree.changed {
+            if let entry = tree.directories[path] {
+                mirror.setDirectory(
+                    path, device: entry.device, inode: entry.inode, album: entry.albumIdentifier.map(ObjectReference.init),
+                    folder: entry.folderIdentifier.map(ObjectReference.init))
+            } else {
+                mirror.removeDirectory(path)
+            }
+        }
+        for cookie in batch.cookies { mirror.recordSyncCookie(cookie) }
+        if let device = batch.rootDevice { mirror.setRootDevice(device) }
+        if let record = batch.scanRecord { mirror.recordScan(start: record.start, end: record.end, summary: record.summary) }
     }
 }
 

@@ -158,6 +158,9 @@ struct MirrorModel: RecordedFiles {
     private(set) var directCount: [String: Int] = [:]
     /// Media files in a directory's subdirectories.
     private(set) var belowCount: [String: Int] = [:]
+    /// The recorded path of each inode, once ``indexInodes()`` was called (the watcher's rounds; a scan never
+    /// needs it). One path per inode: of hard-linked files, the last one set.
+    private var inodeIndex: [FileInode: String]?
 
     init() {}
 
@@ -253,7 +256,31 @@ struct MirrorModel: RecordedFiles {
         let entry = hash.withUTF8 { hash in
             asset.withUTF8 { asset in pack(file.relativePath, file.stamp, hash: hash, asset: file.assetIdentifier == nil ? nil : asset) }
         }
-        if packed.updateValue(entry, forKey: file.relativePath) == nil { count(file.relativePath, +1) }
+        let old = packed.updateValue(entry, forKey: file.relativePath)
+        if old == nil { count(file.relativePath, +1) }
+        if inodeIndex != nil {
+            if let old { unindex(old.stamp, at: file.relativePath) }
+            inodeIndex?[FileInode(file.stamp)] = file.relativePath
+        }
+    }
+
+    /// Builds the index of paths by inode (``path(ofInode:)``), kept up to date from then on.
+    ///
+    /// - Complexity: O(*n*) once; then O(1) per file set or removed.
+    mutating func indexInodes() {
+        guard inodeIndex == nil else { return }
+        var index: [FileInode: String] = [:]
+        index.reserveCapacity(packed.count)
+        for (path, file) in packed { index[FileInode(file.stamp)] = path }
+        inodeIndex = index
+    }
+
+    /// The recorded path of a file by its device and inode (nil before ``indexInodes()``).
+    func path(ofInode inode: FileInode) -> String? { inodeIndex?[inode] }
+
+    private mutating func unindex(_ stamp: FileStamp, at path: String) {
+        let inode = FileInode(stamp)
+        if inodeIndex?[inode] == path { inodeIndex?[inode] = nil }
     }
 
     /// A file's packed entry (the one packing rule of ``set(_:)`` and of loading from the library): a hash or
@@ -281,9 +308,16 @@ struct MirrorModel: RecordedFiles {
         return entry
     }
 
+    /// Whether the model records `file` at its path (the same asset and content).
+    func records(_ file: MirroredFile) -> Bool {
+        guard let now = self[path: file.relativePath] else { return false }
+        return now.assetIdentifier == file.assetIdentifier && now.contentHash == file.contentHash
+    }
+
     mutating func remove(_ path: String) {
-        if packed.removeValue(forKey: path) != nil {
+        if let old = packed.removeValue(forKey: path) {
             count(path, -1)
+            if inodeIndex != nil { unindex(old.stamp, at: path) }
             if !otherHashes.isEmpty { otherHashes[path] = nil }
             if !otherAssets.isEmpty { otherAssets[path] = nil }
         }
@@ -308,10 +342,12 @@ struct MirrorModel: RecordedFiles {
 
     /// The recorded files at `path` or below it.
     ///
-    /// - Complexity: O(*n*) in the files of the whole model.
+    /// - Complexity: O(1) when no file is recorded below `path`; else O(*n*) in the files of the whole model.
     func files(within path: String) -> [String: MirroredFile] {
         var result: [String: MirroredFile] = [:]
         if let file = packed[path] { result[path] = unpack(path, file) }
+        // Nothing below it (a file's path, the common case of a watch round): no pass over the model.
+        if path.isEmpty ? packed.isEmpty : directCount[path] == nil && belowCount[path] == nil { return result }
         let prefix = path.isEmpty ? "" : path + "/"
         for (key, file) in packed where key.hasPrefix(prefix) { result[key] = unpack(key, file) }
         return result

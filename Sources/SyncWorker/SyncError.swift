@@ -2,6 +2,18 @@ public import PhotoLibrary
 
 /// Why a mirror pass stopped. Every refusal leaves the library as it was for the paths concerned: nothing is
 /// deleted because of a root that misbehaves.
+///
+/// It is the only error the sync worker's calls throw: a failure of the library itself comes wrapped, as
+/// ``Kind/library(_:)``, and ``underlying`` hands it out, so one `catch` handles a pass:
+///
+/// ```swift
+/// do {
+///     let summary = try await mirror.scan()
+/// } catch {
+///     if let libraryError = error.underlying { … }   // the library failed: a PhotoLibraryError
+///     else { … }                                     // the folder was refused: switch on error.kind
+/// }
+/// ```
 public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// The kinds of failure, for programs to act on.
     public enum Kind: Sendable, Equatable {
@@ -38,6 +50,13 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// The library's error when the pass stopped because the library failed (``Kind/library(_:)``): a full
+    /// disk, a damaged or unreadable database… Nil when the folder was the problem.
+    public var underlying: PhotoLibraryError? {
+        if case .library(let error) = kind { return error }
+        return nil
+    }
 
     static func library(_ error: PhotoLibraryError) -> SyncError {
         SyncError(.library(error), "library error: \(error)")

@@ -25,7 +25,7 @@ final class MirrorConsumer: Sendable {
     func apply(_ event: FolderWatchEvent) {
         files.withLock { files in
             switch event {
-            case .fileChanged(let path):
+            case .fileChanged(let path), .fileWritten(let path), .fileClosed(let path):
                 var info = stat()
                 if lstat(root + "/" + path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
                     files.insert(path)
@@ -48,7 +48,7 @@ final class MirrorConsumer: Sendable {
             case .directoryAppeared(let path), .rescanNeeded(let path, _):
                 files = files.filter { !Self.isSameOrBelow($0, path) }
                 files.formUnion(Self.scan(root: root, below: path, isIgnored: isIgnored))
-            case .rootGone, .watchLimitReached:
+            case .rootGone, .watchLimitReached, .marker:
                 break
             }
         }

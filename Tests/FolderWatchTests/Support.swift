@@ -104,10 +104,13 @@ final class EventRecorder: Sendable {
         // Generous: the whole suite runs in parallel on two cores, and the reader thread may wait its turn.
         let events = await wait(timeout: .seconds(60)) { $0.contains(.fileChanged(name)) }
         #expect(events.contains(.fileChanged(name)), "the sentinel file was not reported")
-        return events.prefix { $0 != .fileChanged(name) }.filter {
-            if case .fileChanged(let path) = $0 { return !path.hasPrefix("sentinel-") }
-            if case .removed(let path) = $0 { return !path.hasPrefix("sentinel-") }
-            return true
+        return events.prefix { $0 != .fileChanged(name) }.filter { event in
+            switch event {
+            case .fileChanged(let path), .fileWritten(let path), .fileClosed(let path), .removed(let path):
+                !path.hasPrefix("sentinel-")
+            default:
+                true
+            }
         }
     }
 
@@ -134,14 +137,28 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     return true
 }
 
+extension FolderWatchEvent {
+    /// The path of a file event (changed, written, closed).
+    var filePath: String? {
+        switch self {
+        case .fileChanged(let path), .fileWritten(let path), .fileClosed(let path): path
+        default: nil
+        }
+    }
+}
+
 extension Array<FolderWatchEvent> {
-    /// The events with repeats of the same `.fileChanged` in a row merged: a file's creation and the end of its
-    /// writing may come in one read or in two, and so as one report or two.
+    /// The events with each run of file events about one path (created, written, closed, changed) merged into
+    /// one `.fileChanged`: how a program writes a file decides how many of them come, and in which reads.
     var collapsed: [FolderWatchEvent] {
         var result: [FolderWatchEvent] = []
         for event in self {
-            if case .fileChanged = event, result.last == event { continue }
-            result.append(event)
+            guard let path = event.filePath else {
+                result.append(event)
+                continue
+            }
+            if result.last == .fileChanged(path) { continue }
+            result.append(.fileChanged(path))
         }
         return result
     }

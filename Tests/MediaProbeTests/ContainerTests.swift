@@ -6,31 +6,42 @@ import Testing
 /// Synthetic ISO-BMFF files: HEIF transforms, Canon CR3 metadata, movie header versions, hostile sizes.
 @Suite("ISO base media structure")
 struct ContainerTests {
-    /// A HEIF with one `hvc1` primary item of `width`×`height`, the given transform properties, and an
-    /// optional Exif item stored in `idat`.
-    static func heif(width: UInt32, height: UInt32, transforms: [[UInt8]], exif: [UInt8]? = nil) -> [UInt8] {
+    /// A HEIF with one `hvc1` primary item of `width`×`height` (its `ispe` and a minimal `hvcC`), the given
+    /// transform properties after them, and optional Exif and XMP (`mime`) items stored in `idat`, linked to
+    /// the image by `cdsc` references (as libheif requires).
+    static func heif(
+        width: UInt32, height: UInt32, transforms: [[UInt8]], exif: [UInt8]? = nil, xmp: [UInt8]? = nil
+    ) -> [UInt8] {
         let hdlr = BMFF.fullBox("hdlr", be32(0) + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
         let pitm = BMFF.fullBox("pitm", be16(1))
+        var payloads: [(id: UInt16, type: String, contentType: String?, bytes: [UInt8])] = []
+        if let exif { payloads.append((2, "Exif", nil, be32(6) + Array("Exif".utf8) + [0, 0] + exif)) }
+        if let xmp { payloads.append((3, "mime", "application/rdf+xml", xmp)) }
         var infes = BMFF.fullBox("infe", version: 2, be16(1) + be16(0) + Array("hvc1".utf8) + [0])
-        if exif != nil { infes += BMFF.fullBox("infe", version: 2, be16(2) + be16(0) + Array("Exif".utf8) + [0]) }
-        let iinf = BMFF.fullBox("iinf", be16(exif == nil ? 1 : 2) + infes)
+        for item in payloads {
+            let contentType: [UInt8] = item.contentType.map { Array($0.utf8) + [0] } ?? []
+            let header: [UInt8] = be16(item.id) + be16(0) + Array(item.type.utf8) + [0]
+            infes += BMFF.fullBox("infe", version: 2, header + contentType)
+        }
+        let iinf = BMFF.fullBox("iinf", be16(UInt16(1 + payloads.count)) + infes)
         let ispe = BMFF.fullBox("ispe", be32(width) + be32(height))
-        let ipco = BMFF.box("ipco", ispe + transforms.joined())
-        let indexes = (1...(1 + transforms.count)).map { UInt8($0) }
+        let ipco = BMFF.box("ipco", ispe + BMFF.hvcC + transforms.joined())
+        let indexes = (1...(2 + transforms.count)).map { UInt8($0) }
         let ipma = BMFF.fullBox("ipma", be32(1) + be16(1) + [UInt8(indexes.count)] + indexes)
         let iprp = BMFF.box("iprp", ipco + ipma)
-        var exifPayload: [UInt8] = []
-        if let exif { exifPayload = be32(6) + Array("Exif".utf8) + [0, 0] + exif }
-        // iloc v1: offset 4, length 4, base 0, index 0; item 2 in idat (construction method 1).
-        var ilocItems = be16(1) + be16(0) + be16(0) + be16(1) + be32(0) + be32(0)
-        var count: UInt16 = 1
-        if exif != nil {
-            ilocItems += be16(2) + be16(1) + be16(0) + be16(1) + be32(0) + be32(UInt32(exifPayload.count))
-            count = 2
+        // iloc v1: offset 4, length 4, base 0, index 0; the metadata items in idat (construction method 1).
+        var ilocItems: [UInt8] = be16(1) + be16(0) + be16(0) + be16(1) + be32(0) + be32(0)
+        var idatBytes: [UInt8] = []
+        for item in payloads {
+            let location: [UInt8] = be16(item.id) + be16(1) + be16(0) + be16(1)
+            ilocItems += location + be32(UInt32(idatBytes.count)) + be32(UInt32(item.bytes.count))
+            idatBytes += item.bytes
         }
-        let iloc = BMFF.fullBox("iloc", version: 1, [0x44, 0x00] + be16(count) + ilocItems)
-        let idat = BMFF.box("idat", exifPayload)
-        let meta = BMFF.fullBox("meta", hdlr + pitm + iinf + iloc + iprp + idat)
+        let iloc = BMFF.fullBox("iloc", version: 1, [0x44, 0x00] + be16(UInt16(1 + payloads.count)) + ilocItems)
+        let iref = payloads.isEmpty
+            ? [] : BMFF.fullBox("iref", payloads.flatMap { BMFF.box("cdsc", be16($0.id) + be16(1) + be16(1)) })
+        let idat = BMFF.box("idat", idatBytes)
+        let meta = BMFF.fullBox("meta", hdlr + pitm + iinf + iloc + iprp + iref + idat)
         return BMFF.ftyp("heic", ["mif1", "heic"]) + meta + BMFF.box("mdat", [0, 0, 0, 0])
     }
 

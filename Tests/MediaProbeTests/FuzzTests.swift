@@ -53,10 +53,15 @@ struct FuzzTests {
 
     @Test("random byte flips and size-field smashing of every fixture", arguments: Fixture.all)
     func mutations(name: String) throws {
-        let original = try Fixture.bytes(name)
+        Self.mutate(try Fixture.bytes(name), name: name, rounds: 600)
+    }
+
+    /// Probes `rounds` mutations of `original`: bit flips, random bytes, or hostile 32-bit values (sizes,
+    /// offsets, counts), 1 to 12 per round.
+    static func mutate(_ original: [UInt8], name: String, rounds: Int) {
         guard original.count > 16 else { return }
         var rng = SplitMix64(seed: name.utf8.reduce(UInt64(original.count)) { $0 &* 31 &+ UInt64($1) })
-        for round in 0..<600 {
+        for round in 0..<rounds {
             var bytes = original
             let flips = Int.random(in: 1...12, using: &rng)
             for _ in 0..<flips {
@@ -67,7 +72,6 @@ struct FuzzTests {
                 case 1:
                     bytes[at] = UInt8.random(in: 0...255, using: &rng)
                 default:
-                    // Overwrite four bytes with a hostile 32-bit value (sizes, offsets, counts).
                     let value: UInt32 = [0, 1, 7, 8, 0xFFFF_FFFF, 0x7FFF_FFFF, UInt32(original.count), 0x8000_0000]
                         .randomElement(using: &rng)!
                     for (index, byte) in be32(value).enumerated() where at + index < bytes.count {
@@ -76,6 +80,60 @@ struct FuzzTests {
                 }
             }
             Self.check(bytes, name: name)
+        }
+    }
+
+    @Test("HEIF structures with Exif and XMP items, mutated (libheif reads them)")
+    func heifMutations() {
+        var tiff = TIFFBuilder()
+        tiff.ifd0 = [(0x010F, .ascii("Apple")), (0x0112, .short([6]))]
+        let bytes = ContainerTests.heif(
+            width: 400, height: 300, transforms: [HEIFTests.clap(300, 200), ContainerTests.irot(1)], exif: tiff.build(),
+            xmp: Array(XMPSample.everything.utf8))
+        Self.check(bytes, name: "a.heic")
+        Self.mutate(bytes, name: "synthetic.heic", rounds: 1500)
+        for length in 0..<bytes.count { Self.check(Array(bytes.prefix(length)), name: "a.heic") }
+    }
+
+    /// XMP-shaped damage: XML's special characters, cut and repeated ranges.
+    static func damage(_ packet: [UInt8], using rng: inout SplitMix64) -> [UInt8] {
+        var bytes = packet
+        let specials = Array("<>&\"'/=:;#x![]?-".utf8) + [0, 0xFF, 0xFE, 0xC3, 0x80]
+        for _ in 0..<Int.random(in: 1...6, using: &rng) {
+            guard !bytes.isEmpty else { break }
+            let at = Int.random(in: 0..<bytes.count, using: &rng)
+            let end = min(bytes.count, at + Int.random(in: 1...40, using: &rng))
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: bytes[at] = specials.randomElement(using: &rng)!
+            case 1: bytes.removeSubrange(at..<end)
+            case 2: bytes.insert(contentsOf: bytes[at..<end], at: Int.random(in: 0...bytes.count, using: &rng))
+            default: bytes.insert(specials.randomElement(using: &rng)!, at: at)
+            }
+        }
+        return bytes
+    }
+
+    @Test("XMP packets damaged at random: a value or a typed failure, never a crash")
+    func xmpDamage() {
+        var rng = SplitMix64(seed: 0x0_0AD0BE)
+        let packets = [
+            XMPSample.everything, XMPSample.packet(attributes: #"GPano:UsePanoramaViewer="True" tiff:Make="X""#),
+            XMPSample.packet(body: "<dc:subject><rdf:Bag><rdf:li>a</rdf:li><rdf:li>b</rdf:li></rdf:Bag></dc:subject>"),
+        ].map { Array($0.utf8) }
+        for round in 0..<3000 {
+            let bytes = Self.damage(packets[round % packets.count], using: &rng)
+            switch XMPParser.parse(bytes) {
+            case .success(let values):
+                #expect(values.userComment.map { $0.utf8.count <= XMPParseState.maximumValueLength } ?? true)
+            case .failure(let failure):
+                #expect(!failure.description.isEmpty)
+            }
+            // The same packet inside a JPEG and a PNG: the probe reports it as a problem at worst.
+            if round % 10 == 0, bytes.count < 60_000 {
+                let text = String(decoding: bytes, as: UTF8.self)
+                Self.check(Synthetic.jpeg(tiff: nil, xmp: text), name: "x.jpg")
+                Self.check(XMPSample.png(xmp: text), name: "x.png")
+            }
         }
     }
 

@@ -10,6 +10,7 @@ enum Fixture {
         "camera.jpg", "portrait.jpg", "lying-future.jpg", "lying-past.jpg", "panorama-hdr.jpg", "plain.png",
         "screenshot.png", "anim.gif", "lossy.webp", "lossless.webp", "extended.webp", "image.tiff", "tiny.dng",
         "image.heic", "image.avif", "clip.mp4", "clip.mov", "clip.m4v", "text.jpg", "jpeg-named.txt",
+        "rotated-crop.heic",
     ]
 
     static func path(_ name: String) throws -> String {
@@ -137,6 +138,11 @@ enum BMFF {
     static func fullBox(_ type: String, version: UInt8 = 0, flags: UInt32 = 0, _ payload: [UInt8]) -> [UInt8] {
         box(type, [version] + Array(be32(flags).dropFirst()) + payload)
     }
+
+    /// A minimal HEVC decoder configuration (8-bit 4:2:0, no parameter sets): what libheif needs to accept an
+    /// `hvc1` item without decoding it.
+    static let hvcC = box(
+        "hvcC", [1, 1, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 90, 0xF0, 0, 0xFC, 0xFD, 0xF8, 0xF8, 0, 0, 0x0F, 0])
 
     static func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
         box("ftyp", Array(major.utf8) + be32(0) + compatible.flatMap { Array($0.utf8) })

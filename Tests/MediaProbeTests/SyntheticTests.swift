@@ -128,15 +128,17 @@ struct SyntheticExifTests {
         #expect(Synthetic.probe(Synthetic.jpeg(tiff: tiff.build())).mediaSubtypes == .photoHDR)
         tiff.exif = [(0xA401, .short([4]))]  // the original of an HDR pair: not HDR
         #expect(Synthetic.probe(Synthetic.jpeg(tiff: tiff.build())).mediaSubtypes.isEmpty)
-        // Wide from a camera: panorama; wide without camera EXIF: not.
-        #expect(Synthetic.probe(Synthetic.jpeg(tiff: tiff.build(), width: 100, height: 300)).mediaSubtypes == .photoPanorama)
+        // Wide, from a camera or not: no panorama without evidence (see PanoramaRuleTests).
+        #expect(Synthetic.probe(Synthetic.jpeg(tiff: tiff.build(), width: 100, height: 300)).mediaSubtypes.isEmpty)
         #expect(Synthetic.probe(Synthetic.jpeg(tiff: nil, width: 300, height: 100)).mediaSubtypes.isEmpty)
     }
 
-    @Test func xmpHints() {
-        let pano = #"<x:xmpmeta><rdf:Description GPano:ProjectionType="equirectangular"/></x:xmpmeta>"#
+    @Test func xmpSubtypes() {
+        let pano = XMPSample.packet(attributes: #"GPano:ProjectionType="equirectangular""#)
         #expect(Synthetic.probe(Synthetic.jpeg(tiff: nil, xmp: pano)).mediaSubtypes == .photoPanorama)
-        let shot = "<rdf:Description><exif:UserComment><rdf:Alt><rdf:li>Screenshot</rdf:li></rdf:Alt></exif:UserComment>"
+        let shot = XMPSample.packet(body: """
+            <exif:UserComment><rdf:Alt><rdf:li xml:lang="x-default">Screenshot</rdf:li></rdf:Alt></exif:UserComment>
+            """)
         #expect(Synthetic.probe(Synthetic.jpeg(tiff: nil, xmp: shot)).mediaSubtypes == .photoScreenshot)
     }
 
@@ -166,12 +168,26 @@ struct SyntheticExifTests {
         #expect(!metadata.mediaSubtypes.contains(.photoLive))
     }
 
-    @Test func containerSizeWinsOverEXIFWithAProblem() {
+    @Test("EXIF sizes that an edit explains are normal: resized, rotated, cropped", arguments: [
+        (4000, 3000), (32, 24), (4001, 3000), (48, 64), (3000, 4000), (1000, 1000), (64, 4000),
+    ])
+    func editedImageSizes(exifWidth: UInt32, exifHeight: UInt32) {
         var tiff = TIFFBuilder()
-        tiff.exif = [(0xA002, .long([4000])), (0xA003, .long([3000]))]
+        tiff.exif = [(0xA002, .long([exifWidth])), (0xA003, .long([exifHeight]))]
         let metadata = Synthetic.probe(Synthetic.jpeg(tiff: tiff.build(), width: 64, height: 48))
         #expect(metadata.pixelWidth == 64 && metadata.pixelHeight == 48)
-        #expect(metadata.hasProblem(.inconsistent))
+        #expect(metadata.problems.isEmpty, "\(exifWidth)x\(exifHeight): \(metadata.problems)")
+    }
+
+    @Test("EXIF sizes of another image are an inconsistency; the container's size wins", arguments: [
+        (40, 400), (60, 60), (20, 10), (400, 40),
+    ])
+    func foreignImageSizes(exifWidth: UInt32, exifHeight: UInt32) {
+        var tiff = TIFFBuilder()
+        tiff.exif = [(0xA002, .long([exifWidth])), (0xA003, .long([exifHeight]))]
+        let metadata = Synthetic.probe(Synthetic.jpeg(tiff: tiff.build(), width: 64, height: 48))
+        #expect(metadata.pixelWidth == 64 && metadata.pixelHeight == 48)
+        #expect(metadata.hasProblem(.inconsistent), "\(exifWidth)x\(exifHeight)")
     }
 
     @Test func zeroSizeIsImplausible() {

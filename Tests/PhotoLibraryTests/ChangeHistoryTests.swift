@@ -120,6 +120,42 @@ import Testing
         #expect(PhotoLibraryError.persistentChangeDetailsUnavailable.code == 3210)
     }
 
+    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them")
+    func requiresResyncNamesTheTokenErrors() throws {
+        let test = try TestLibrary()
+        let other = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.makeAssets(3)
+        let current = try test.library.currentChangeToken
+        var thrown: [PhotoLibraryError] = []
+        func collect(_ body: () throws -> Void) {
+            do { try body() } catch { thrown.append(error as? PhotoLibraryError ?? .database(code: 0, message: "\(error)")) }
+        }
+        collect { _ = try test.library.fetchPersistentChanges(since: try other.library.currentChangeToken) }  // 9101
+        collect {
+            _ = try test.library.fetchPersistentChanges(
+                since: ChangeToken(libraryIdentity: test.library.identity, sequence: current.sequence + 1, stamp: 0))
+        }  // 9102
+        collect { _ = try ChangeToken(string: "not a token") }  // 9103
+        try test.library.expireHistory(before: current)
+        collect { _ = try test.library.fetchPersistentChanges(since: start) }  // 3105
+        #expect(thrown.map(\.code) == [9101, 9102, 9103, 3105])
+        #expect(thrown.map(\.requiresResync) == [true, true, true, true])
+
+        // Every other error is not cured by a resync.
+        let others: [PhotoLibraryError] = [
+            .notALibrary(path: "p", reason: "r"), .corruptLibrary(path: "p", reason: "r"), .schemaTooNew(found: 9, supported: 3),
+            .storageUnavailable(path: "p", reason: "r"), .objectNotFound(localIdentifier: "x"),
+            .indexOutOfRange(index: 1, count: 0), .duplicateMembership(assetIdentifier: "a", collectionIdentifier: "c"),
+            .cyclicCollectionList(localIdentifier: "a", parentIdentifier: "b"), .invalidRequest("r"),
+            .invalidValue(property: "p", reason: "r"), .notInChangeBlock, .fileUnreadable(path: "p", reason: "r"),
+            .notEnoughSpace, .duplicateIdentifier(index: 1, inBefore: true), .invalidPredicate(message: "m", position: nil),
+            .persistentChangeDetailsUnavailable, .database(code: 1, message: "m"),
+        ]
+        for error in others { #expect(!error.requiresResync, "\(error)") }
+        #expect(Set(others.map(\.code)).isDisjoint(with: [3105, 9101, 9102, 9103]))
+    }
+
     @Test func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens() throws {
         let test = try TestLibrary()
         try test.makeAssets(1)
@@ -212,16 +248,41 @@ import Testing
         #expect(count == 600)
     }
 
-    @Test func waitForChangesWakesOnACommit() async throws {
-        let test = try TestLibrary()
-        let token = try test.library.currentChangeToken
-        #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
+    @Test("waitForChanges wakes within 500 ms of a commit, through this handle and through another one's notification")
+    func waitForChangesWakesOnACommit() async throws {
+        // The test runs on queues of its own: its timing doesn't include waiting for the cooperative pool,
+        // which other tests can keep busy for seconds.
+        try await withTaskExecutorPreference(QueueExecutor()) {
+            let test = try TestLibrary(options: .notificationsOnly)
+            let token = try test.library.currentChangeToken
+            #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
+            // A second handle on the same library takes the path another process takes: the notification file.
+            let other = try PhotoLibrary(url: test.library.url, options: .notificationsOnly)
+            for (waiting, committing) in [(test.library, test.library), (other, test.library), (test.library, other)] {
+                let start = try waiting.currentChangeToken
+                // The waiter on a queue of its own too: the body may block (waiting for the writer to exit).
+                let waiter = Task(executorPreference: QueueExecutor()) { () throws -> (woke: Bool, at: ContinuousClock.Instant) in
+                    let woke = try await waiting.waitForChanges(after: start, timeout: .seconds(10))
+                    return (woke, ContinuousClock.now)
+                }
+                #expect(await waitUntil { waiting.notifier.waiterCount == 1 }, "the waiter never suspended")
+                let committed = ContinuousClock.now
+                try await committing.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "w") }
+                let (woke, at) = try await waiter.value
+                #expect(woke)
+                #expect(at - committed < .milliseconds(500), "woke \(at - committed) after the commit started")
+            }
+        }
+    }
+
+    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)")
+    func waitWithAFarDeadline() async throws {
+        let test = try TestLibrary(options: .notificationsOnly)
         let library = test.library
-        async let woke = library.waitForChanges(after: token, timeout: .seconds(20))
-        try await Task.sleep(for: .milliseconds(100))
-        let started = ContinuousClock.now
-        try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "w") }
-        #expect(try await woke == true)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        let token = try library.currentChangeToken
+        let waiter = Task { try await library.waitForChanges(after: token, timeout: .seconds(1_000 * 365 * 86_400)) }
+        #expect(await waitUntil { library.notifier.waiterCount == 1 })
+        try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        #expect(try await waiter.value)
     }
 }

@@ -249,4 +249,26 @@ import Testing
         }
         #expect(try test.library.fetchAssetCollections(with: .album).count == 1)
     }
+
+    @Test("performChanges returns what its block returns, once committed; a failing block returns nothing")
+    func theBlocksValueIsTheCallsResult() async throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let id = try await library.performChanges {
+            let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Returned")
+            return album.placeholderForCreatedAssetCollection!.localIdentifier
+        }
+        #expect(try library.fetchAssetCollections(with: .album).map(\.localIdentifier) == [id])
+        // A block that is a single expression keeps returning nothing (see performChanges): `return` passes it on.
+        let ids = try library.performChangesAndWait {
+            return (0..<3).map { AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "\($0)").placeholderForCreatedAssetCollection!.localIdentifier }
+        }
+        #expect(try library.fetchAssetCollections(with: .album).map(\.localIdentifier) == [id] + ids)
+        await #expect(throws: PhotoLibraryError.self) {
+            _ = try await library.performChanges { () -> String in
+                AssetChangeRequest.deleteAssets(withLocalIdentifiers: ["no-such-asset"])
+                return "never returned"
+            }
+        }
+    }
 }

@@ -5,11 +5,11 @@ import SeededRandom
 import Testing
 @testable import PhotoLibrary
 
-/// Schema 4 (`Schema/0004_journal_records.sql`): a library journaled by an earlier build — `change_record` with
+/// Schema 5 (`Schema/0005_journal_records.sql`): a library journaled by an earlier build — `change_record` with
 /// its `IN (…)` checks, previous values in JSON — opens with its history whole, and everything that reads
 /// previous values reads the JSON ones as it reads the binary ones.
 @Suite struct JournalMigrationTests {
-    /// Turns the journal of a closed library back into what a schema-3 build wrote: the table of migration 2
+    /// Turns the journal of a closed library back into what a schema-4 build wrote: the table of migration 2
     /// and every previous value in JSON.
     static func downgradeJournal(at url: URL) throws {
         let queue = try DatabaseQueue(path: url.appending(path: PhotoLibrary.databaseFileName).path)
@@ -40,12 +40,12 @@ import Testing
                     arguments: [row["seq"], row["objectType"], row["objectId"], row["localIdentifier"], row["kind"],
                                 row["changedProperties"], row["contentChanged"], previous])
             }
-            try db.execute(sql: "PRAGMA user_version = 3")
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         try queue.close()
     }
 
-    @Test func aLibraryJournaledBeforeSchema4KeepsItsWholeHistory() throws {
+    @Test func aLibraryJournaledBeforeSchema5KeepsItsWholeHistory() throws {
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         let sort = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])

@@ -49,9 +49,12 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         do {
-            // A library at schema version 1: the journal's and the mirror state's migrations not applied yet.
+            // A library at schema version 1: the journal's, the mirror state's and the adjustments' migrations
+            // not applied yet.
             let library = try PhotoLibrary(url: url)
             try library.database.write { db in
+                try db.execute(sql: "DROP TABLE asset_adjustment; DROP INDEX asset_adjustedContentHash")
+                try db.execute(sql: "ALTER TABLE asset DROP COLUMN adjustedContentHash")
                 try db.execute(sql: "DROP TABLE change_record; DROP TABLE change_transaction; DROP TABLE change_journal")
                 try db.execute(sql: "DROP TABLE mirror_sync_cookie; DROP TABLE mirror_directory; DROP TABLE mirror_file; DROP TABLE mirror_root")
                 try db.execute(sql: "PRAGMA user_version = 1")
@@ -147,7 +150,37 @@ import Testing
         }
     }
 
-    @Test func defaultLocationFollowsXDG() {
-        #expect(PhotoLibrary.defaultURL.path.hasSuffix("photosync/Library.photosync"))
+    @Test("The default location: $PHOTOSYNC_LIBRARY, else $XDG_DATA_HOME when absolute, else ~/.local/share")
+    func defaultLocationRule() {
+        func path(_ environment: [String: String]) -> String { PhotoLibrary.defaultURL(environment: environment).path }
+        let home = ["HOME": "/home/u"]
+        #expect(path(home) == "/home/u/.local/share/photosync/Library.photosync")
+        #expect(path(home.merging(["XDG_DATA_HOME": "/data"]) { $1 }) == "/data/photosync/Library.photosync")
+        #expect(path(home.merging(["XDG_DATA_HOME": "relative/data"]) { $1 }) == "/home/u/.local/share/photosync/Library.photosync")
+        #expect(path(home.merging(["XDG_DATA_HOME": ""]) { $1 }) == "/home/u/.local/share/photosync/Library.photosync")
+        #expect(path(home.merging(["XDG_DATA_HOME": "/data", "PHOTOSYNC_LIBRARY": "/libs/Mine.photosync"]) { $1 }) == "/libs/Mine.photosync")
+        #expect(path(home.merging(["XDG_DATA_HOME": "/data", "PHOTOSYNC_LIBRARY": ""]) { $1 }) == "/data/photosync/Library.photosync")
+        let cwd = FileManager.default.currentDirectoryPath
+        #expect(path(["PHOTOSYNC_LIBRARY": "here/Lib.photosync"]) == URL(fileURLWithPath: cwd).appending(path: "here/Lib.photosync").path)
+        #expect(PhotoLibrary.defaultURL == PhotoLibrary.defaultURL(environment: ProcessInfo.processInfo.environment))
+    }
+
+    @Test("defaultURL reads the process's own environment")
+    func defaultLocationInAProcess() throws {
+        func defaultURL(in environment: [String: String]) throws -> String {
+            let process = Process()
+            process.executableURL = CrossProcessTests.writerURL
+            process.arguments = ["default-url"]
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try defaultURL(in: ["HOME": "/home/v", "PHOTOSYNC_LIBRARY": "/elsewhere/L.photosync"]) == "/elsewhere/L.photosync")
+        #expect(try defaultURL(in: ["HOME": "/home/v", "XDG_DATA_HOME": "/xdg"]) == "/xdg/photosync/Library.photosync")
+        #expect(try defaultURL(in: ["HOME": "/home/v"]) == "/home/v/.local/share/photosync/Library.photosync")
     }
 }

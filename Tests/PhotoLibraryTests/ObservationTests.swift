@@ -34,6 +34,21 @@ final class RecordingObserver: PhotoLibraryChangeObserver {
     func photoLibraryDidChange(_ change: Change) { changes.withLock { $0.append(change) } }
 }
 
+/// An actor observer that suspends inside each call: it would see calls overlap if deliveries did.
+actor SlowActorObserver: PhotoLibraryChangeObserver {
+    private(set) var sequences: [Int64] = []
+    private(set) var overlaps = 0
+    private var inProgress = false
+
+    func photoLibraryDidChange(_ change: Change) async {
+        if inProgress { overlaps += 1 }
+        inProgress = true
+        for _ in 0..<20 { await Task.yield() }  // suspension points: other calls could interleave here
+        sequences.append(change.changeToken.sequence)
+        inProgress = false
+    }
+}
+
 @Suite struct ObservationTests {
     /// Waits for the stream to deliver the change carrying `token`.
     static func next(_ iterator: inout AsyncStream<Change>.Iterator, through token: ChangeToken) async -> [Change] {
@@ -96,8 +111,43 @@ final class RecordingObserver: PhotoLibraryChangeObserver {
         #expect(change.changeDetails(for: assets[3])?.objectWasDeleted == true)
         #expect(change.changeDetails(for: assets[4]) == nil)
         // The observer saw the same transaction.
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(observer.changes.withLock { $0.map(\.changeToken) }.contains(token))
+        #expect(await waitUntil { observer.changes.withLock { $0.map(\.changeToken) }.contains(token) })
+    }
+
+    @Test("An actor observer gets every transaction once, in commit order, one call at a time — from two handles")
+    func actorObserver() async throws {
+        let test = try TestLibrary()
+        let other = try PhotoLibrary(url: test.library.url)
+        let observer = SlowActorObserver()
+        try test.library.register(observer)
+        let start = try test.library.currentChangeToken
+        let library = test.library
+        // Commits from this handle and, concurrently, from another (the path another process takes).
+        async let mine: Void = {
+            for index in 0..<15 {
+                try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "mine \(index)") }
+            }
+        }()
+        async let theirs: Void = {
+            for index in 0..<15 {
+                try await other.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "theirs \(index)") }
+            }
+        }()
+        _ = try await (mine, theirs)
+        let committed = Array(try test.library.fetchPersistentChanges(since: start)).map(\.changeToken.sequence)
+        #expect(committed.count == 30)
+        #expect(await waitUntil { await observer.sequences.count >= 30 })
+        #expect(await observer.sequences == committed)
+        #expect(await observer.overlaps == 0)
+        // Unregistered, it gets nothing more (the later observer proves that deliveries went on).
+        test.library.unregister(observer)
+        try await test.library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after") }
+        let log = RecordingObserver()
+        try test.library.register(log)
+        try await test.library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "seen") }
+        let seen = try test.library.currentChangeToken
+        #expect(await waitUntil { log.changes.withLock { $0.contains { $0.changeToken == seen } } })
+        #expect(await observer.sequences == committed)
     }
 
     @Test func unrelatedChangesGiveNoDetails() async throws {

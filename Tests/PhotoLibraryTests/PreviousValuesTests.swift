@@ -6,7 +6,7 @@ import Testing
 @testable import PhotoLibrary
 
 /// The journal's binary encoding of previous values (``PreviousValues``), and the JSON that libraries
-/// journaled before schema 4 still hold.
+/// journaled before schema 5 still hold.
 @Suite struct PreviousValuesTests {
     // MARK: Random rows with every kind of value
 
@@ -26,7 +26,7 @@ import Testing
         return finite && value.isInfinite ? 0.5 : value
     }
 
-    /// A random asset row; `finite`: without infinities (JSON, what builds before schema 4 journaled, can't
+    /// A random asset row; `finite`: without infinities (JSON, what builds before schema 5 journaled, can't
     /// hold them).
     static func asset(_ g: inout RandomSource, finite: Bool = false) -> AssetRow {
         func maybe<T>(_ value: T) -> T? { g.chance(0.3) ? nil : value }
@@ -57,6 +57,7 @@ import Testing
         row.storage = integer(&g)
         row.filePath = maybe(text(&g))
         row.momentId = maybe(Int64(integer(&g)))
+        row.adjustedContentHash = maybe(text(&g))
         return row
     }
 
@@ -129,12 +130,28 @@ import Testing
     }
 
     @Test(arguments: 0..<20 as Range<UInt64>)
-    func jsonJournaledBeforeSchema4IsStillRead(seed: UInt64) throws {
+    func jsonJournaledBeforeSchema5IsStillRead(seed: UInt64) throws {
         var g = RandomSource(seed: seed)
         let asset = Self.asset(&g, finite: true)
         let json = try JSONEncoder().encode(asset)
         #expect(PreviousValues.decode(AssetRow.self, from: json) == asset)
         try Self.expectColumns(of: asset, in: json, &g, "seed \(seed)")
+    }
+
+    /// An encoding made before a migration added a column (here `adjustedContentHash`, the last one) reads it
+    /// as absent.
+    @Test func anEncodingWithFewerColumnsReadsTheMissingOnesAsAbsent() throws {
+        var g = RandomSource(seed: 9)
+        var row = Self.asset(&g)
+        row.adjustedContentHash = nil
+        let full = Self.encode(row)
+        // The same encoding with one column fewer: its count says 28, and the last column (a NULL tag) is gone.
+        var older = Data([PreviousValues.binaryFormat, UInt8(AssetRow.journalColumns.count - 1)])
+        older.append(full.dropFirst(2).dropLast())
+        #expect(full[1] == UInt8(AssetRow.journalColumns.count) && full.last == PreviousValues.Tag.null.rawValue)
+        #expect(PreviousValues.decode(AssetRow.self, from: older) == row)
+        #expect(PreviousValues.values(at: [AssetRow.journalColumns.count - 1], of: AssetRow.self, in: older) == nil)
+        #expect(PreviousValues.values(at: [6], of: AssetRow.self, in: older) == [row.creationDate.databaseValue])
     }
 
     @Test func malformedEncodingsAreRefusedNotMisread() throws {

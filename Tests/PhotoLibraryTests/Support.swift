@@ -65,3 +65,36 @@ extension Date {
         return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
     }
 }
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes; whether it held. The way tests wait
+/// for something to happen, instead of sleeping a fixed time.
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return try await condition()
+}
+
+extension PhotoLibrary.Options {
+    /// Options whose waiters are woken by commit notifications only, never by the once-a-second re-check:
+    /// what a test of the notifications needs, so that it fails when they don't arrive.
+    static var notificationsOnly: PhotoLibrary.Options {
+        var options = PhotoLibrary.Options()
+        options.commitPollInterval = nil
+        return options
+    }
+}
+
+/// Runs tasks on a dispatch queue of their own instead of the shared cooperative pool, which other tests can
+/// keep busy for seconds (the fuzzers): a task that a change block waits for runs at once, and a waiter's
+/// wake-up is timed without the pool's queueing.
+final class QueueExecutor: TaskExecutor {
+    let queue = DispatchQueue(label: "tests.queue-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

@@ -8,13 +8,6 @@ import Glibc
 /// `photosync scan` and `photosync watch` (the daemon), run as subprocesses of the built binary on temporary
 /// folders and libraries.
 @Suite struct DaemonTests {
-    /// A temporary copy of the bundled samples (6 media files in 3 directories).
-    static func sampleFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-folder-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: Photosync.samples, to: folder)
-        return folder
-    }
-
     /// A running `photosync watch`, its stderr in a file.
     struct Daemon {
         let process: Process
@@ -25,10 +18,8 @@ import Glibc
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process = Process()
             process.executableURL = Photosync.binary
-            process.arguments = ["watch", folder.path] + extra
-            var environment = ProcessInfo.processInfo.environment
-            environment["PHOTOSYNC_LIBRARY"] = cli.library.path
-            process.environment = environment
+            process.arguments = Photosync.placingLibrary(cli.library.path, in: ["watch", folder.path] + extra)
+            process.environment = cli.environment([:])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
             try process.run()
@@ -52,7 +43,7 @@ import Glibc
             if status.status == 0, let object = try? status.json(), let watcher = object["watcher"] as? [String: Any] {
                 return watcher
             }
-            Thread.sleep(forTimeInterval: 0.1)
+            usleep(50_000)
         }
         Issue.record("the daemon did not start within 60 s")
         return [:]
@@ -60,7 +51,7 @@ import Glibc
 
     @Test func scanMirrorsAFolderAndASecondScanReadsNothing() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let first = try cli.run("scan", folder.path, "--json")
         #expect(first.status == 0, "\(first.stderr)")
@@ -75,12 +66,15 @@ import Glibc
         let paths = Set(try cli.run("assets", "--json", "--include-hidden").jsonLines().compactMap { $0["path"] as? String })
         #expect(paths == ["Holidays/Beach/IMG_0101.jpg", "Holidays/Beach/IMG_0102.jpg", "Holidays/IMG_0090.jpg",
                           "Family/IMG_2001.jpg", "Family/IMG_2002.jpg", "Screenshot_2024-01-05.png"])
-        let albums = try cli.run("albums", "--json").jsonLines().filter { $0["type"] as? String == "album" }
+        let albums = try cli.run("albums", "--json").jsonLines().filter { $0["assetCollectionType"] as? String == "album" }
         let albumPaths = Set(albums.compactMap { $0["path"] as? String })
         #expect(albumPaths == ["", "Family", "Holidays", "Holidays/Beach"])
         for album in albums {
-            let keys: Set<String> = ["id", "title", "type", "subtype", "path", "count", "parent"]
-            #expect(keys.isSubset(of: Set(album.keys)))
+            let keys: Set<String> = [
+                "localIdentifier", "localizedTitle", "assetCollectionType", "assetCollectionSubtype", "estimatedAssetCount",
+                "startDate", "endDate", "path", "parent",
+            ]
+            #expect(Set(album.keys) == keys)
         }
         // A plain summary for people.
         try FileManager.default.moveItem(at: folder.appending(path: "Family"), to: folder.appending(path: "Relatives"))
@@ -91,7 +85,7 @@ import Glibc
 
     @Test func scanOfAMissingFolderFailsAndDeletesNothing() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
         try FileManager.default.removeItem(at: folder)
@@ -111,10 +105,10 @@ import Glibc
 
     @Test func theDaemonMirrorsChangesAndWakesAWaitingClient() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")
-        let start = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = try cli.token()
         let daemon = try Daemon(cli, folder: folder)
         let watcher = try Self.waitUntilWatching(cli)
         #expect(watcher["pid"] as? Int == Int(daemon.process.processIdentifier))
@@ -123,7 +117,7 @@ import Glibc
         let initial = try cli.run("changes", "--since", start, "--sync", folder.path, "--json")
         #expect(initial.status == 0, "\(initial.stderr)\n\(daemon.logText)")
         let inserted = try (initial.json()["changes"] as? [[String: Any]] ?? []).flatMap {
-            ($0["asset"] as? [String: [String]])?["inserted"] ?? []
+            ($0["asset"] as? [String: Any])?["inserted"] as? [String] ?? []
         }
         #expect(inserted.count == 6)
         let afterScan = try #require(try initial.json()["token"] as? String)
@@ -131,25 +125,25 @@ import Glibc
         // A client long-polls; the daemon (another process) commits a new file and wakes it.
         let (waiter, out, _) = try cli.start(["changes", "--since", afterScan, "--wait", "60", "--json"])
         try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "Family/copy.jpg"))
-        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let output = Data(Photosync.Collector(out).finish().utf8)
         waiter.waitUntilExit()
         #expect(waiter.terminationStatus == 0)
         let woken = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         let change = try #require((woken["changes"] as? [[String: Any]])?.first)
         #expect(change["author"] as? String == "photosync")
-        #expect((change["asset"] as? [String: [String]])?["inserted"]?.count == 1)
+        #expect(((change["asset"] as? [String: Any])?["inserted"] as? [String])?.count == 1)
 
         // A rename keeps the identity: one update, no insert or delete, after the barrier.
         let before = try cli.run("assets", "--json", "--where", "originalFilename == \"IMG_0090.jpg\"").jsonLines()
-        let id = try #require(before.first?["id"] as? String)
-        let token = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try #require(before.first?["localIdentifier"] as? String)
+        let token = try cli.token()
         try FileManager.default.moveItem(
             at: folder.appending(path: "Holidays/IMG_0090.jpg"), to: folder.appending(path: "Family/renamed.jpg"))
         let moved = try cli.run("changes", "--since", token, "--sync", folder.path, "--coalesce", "--json")
         #expect(moved.status == 0, "\(moved.stderr)")
-        let net = try #require((try moved.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])
-        #expect(net["updated"] == [id])
-        #expect(net["inserted"] == [] && net["deleted"] == [])
+        let net = try #require((try moved.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: Any])
+        #expect(net["updated"] as? [String] == [id])
+        #expect(net["inserted"] as? [String] == [] && net["deleted"] as? [String] == [])
         #expect(try cli.run("show", id, "--json").json()["path"] as? String == "Family/renamed.jpg")
 
         // One daemon per library: a second one refuses, naming the first one's pid.
@@ -168,19 +162,19 @@ import Glibc
 
     @Test func syncWithoutADaemonRunsAScan() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")
-        let start = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = try cli.token()
         let changes = try cli.run("changes", "--since", start, "--sync", folder.path, "--json")
         #expect(changes.status == 0, "\(changes.stderr)")
-        let assets = try #require((try changes.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])
-        #expect(assets["inserted"]?.count == 6)
+        let assets = try #require((try changes.json()["changes"] as? [[String: Any]])?.first?["asset"] as? [String: Any])
+        #expect((assets["inserted"] as? [String])?.count == 6)
     }
 
     @Test func sigintStopsTheDaemonCleanly() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try Daemon(cli, folder: folder)
         _ = try Self.waitUntilWatching(cli)
@@ -211,7 +205,7 @@ import Glibc
             {
                 return count
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            usleep(20_000)
         }
         return 0
     }
@@ -227,9 +221,9 @@ import Glibc
         scan.waitUntilExit()
         // Whatever the kill interrupted, the journal and the assets agree, and the next pass finishes the job.
         let kept = try cli.run("assets", "--json").lines.count
-        let start = try cli.run("history", "--json").json()["oldestValidToken"] as? String
+        let start = (try cli.run("history", "--json").json()["summary"] as? [String: Any])?["oldestValidToken"] as? String
         let journal = try cli.run("changes", "--since", try #require(start), "--coalesce", "--json").json()
-        let inserted = ((journal["changes"] as? [[String: Any]])?.first?["asset"] as? [String: [String]])?["inserted"] ?? []
+        let inserted = ((journal["changes"] as? [[String: Any]])?.first?["asset"] as? [String: Any])?["inserted"] as? [String] ?? []
         #expect(inserted.count == kept)
         let next = try cli.run("scan", folder.path, "--json")
         #expect(next.status == 0, "\(next.stderr)")
@@ -246,12 +240,14 @@ import Glibc
         let (scan, _, err) = try cli.start(["scan", folder.path])
         let count = try Self.waitForAFirstBatch(cli, scan)
         kill(scan.processIdentifier, SIGTERM)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = Photosync.Collector(err).finish()
         scan.waitUntilExit()
         #expect(scan.terminationStatus == 0, "\(stderr)")
         let kept = try cli.run("assets", "--json").lines.count
+        // An interrupted pass keeps what it committed; the signal may land after the last batch of files (then
+        // every file is in and only the pass's end — deletions, the scan record — was cut short).
         if stderr.contains("interrupted") {
-            #expect(kept < 3000)
+            #expect(kept <= 3000)
             #expect(kept >= count)
         }
         // The next pass converges: every file once, nothing deleted.
@@ -264,10 +260,10 @@ import Glibc
 
     @Test func nestedFoldersBadValuesAndBadTokensChangeNothing() throws {
         let cli = Photosync()
-        let folder = try Self.sampleFolder()
+        let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
-        let token = try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try cli.token()
         // A folder inside a mirrored one, or holding one, is refused: its files would be two assets each.
         let inner = try cli.run("scan", folder.appending(path: "Holidays").path, "--json")
         #expect(inner.status == 1)
@@ -283,7 +279,7 @@ import Glibc
         // An invalid token fails before the barrier runs a scan.
         try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "new.jpg"))
         #expect(try cli.run("changes", "--since", "garbage", "--sync", folder.path).status == 4)
-        #expect(try cli.run("token").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == token)
+        #expect(try cli.token() == token)
         #expect(try cli.run("assets", "--json").lines.count == 6)
     }
 }

@@ -16,10 +16,18 @@ import Testing
     @Test func linesAreThrottledAndTheBarIsRedrawnInPlace() {
         let written = Mutex<[String]>([])
         let lines = ProgressReporter(style: .lines) { text in written.withLock { $0.append(text) } }
-        for done in 0..<100 { lines.report(.init(phase: "hashing", filesDone: done, bytesDone: 0)) }
-        // One line per five seconds: only the first of a quick burst.
-        #expect(written.withLock { $0.count } == 1)
-        #expect(written.withLock { $0[0].hasSuffix("\n") && !$0[0].contains("\r") })
+        let start = lines.started
+        // One line per five seconds, the first one five seconds in: a quick pass logs nothing.
+        for tenth in 0..<130 {
+            lines.report(.init(phase: "hashing", filesDone: tenth, filesTotal: 200, bytesDone: 0), at: start + .milliseconds(100 * tenth))
+            if tenth == 40 { #expect(written.withLock { $0.isEmpty }) }
+        }
+        #expect(written.withLock { $0.count } == 2)
+        // A plain line: no bar, no carriage return, no escape sequence.
+        for line in written.withLock({ $0 }) {
+            #expect(line.hasSuffix("\n") && !line.contains("\r") && !line.contains("\u{1B}") && !line.contains("[#"), "\(line)")
+        }
+        #expect(written.withLock { $0[0] }.hasPrefix("hashing  50/200 files (25 %)"))
 
         written.withLock { $0 = [] }
         let bar = ProgressReporter(style: .bar) { text in written.withLock { $0.append(text) } }

@@ -26,17 +26,7 @@ struct FolderModel {
     }
 
     /// The directories that exist (have a file below them), without the root.
-    var directories: [String] {
-        var result = Set<String>()
-        for path in files.keys {
-            var directory = FileSystem.parent(of: path)
-            while !directory.isEmpty {
-                result.insert(directory)
-                directory = FileSystem.parent(of: directory)
-            }
-        }
-        return result.sorted()
-    }
+    var directories: [String] { directoriesHolding(files.keys) }
 
     /// The album tree the rule gives, normalised as `Sandbox.normalisedTree` prints the library's.
     func expectedTree(rootName: String) -> Set<String> {

@@ -98,7 +98,7 @@ struct MountTests {
         let mirror = try box.mirror()
         let log = EventLog()
         let task = Task { try await mirror.watch(onEvent: { log.add($0) }) }
-        for _ in 0..<20_000 where mirror.watching.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        await eventually(timeout: .seconds(20)) { mirror.watching.withLock { $0 } > 0 }
         try await mirror.sync()
         #expect(try box.assets().count == 1)
         #expect(runCommand("/usr/bin/umount", [box.root.path]))

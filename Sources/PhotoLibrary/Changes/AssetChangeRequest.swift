@@ -25,14 +25,20 @@ public struct AssetCreationOptions: Sendable {
 ///
 /// As in PhotoKit, a request is made inside a change block and its edits are committed with the block, all
 /// or nothing. Requests don't throw: the first problem (an unknown asset, an unreadable file, an invalid
-/// value) makes the whole block fail with that typed error, and nothing of it is committed.
+/// value, a read of the library that fails) makes the whole block fail with that typed error, and nothing
+/// of it is committed.
+///
+/// A request belongs to its block: make and use it only there, on the block's thread. Used anywhere else —
+/// kept after the block, or from a task or thread the block started — it touches nothing: the block it is
+/// used in fails with ``PhotoLibraryError/notInChangeBlock``, and where no block is left to fail the process
+/// traps naming that error (PhotoKit raises an exception).
 ///
 /// Beyond PhotoKit's editable properties (favorite, hidden, creation date, location), the metadata an
 /// importer learns from a file can be set too, and ``replaceContent(withFileAt:options:)`` records an edit
 /// of the asset's bytes.
 public final class AssetChangeRequest {
-    private let session: ChangeSession?
-    private let rowID: Int64?
+    let session: ChangeSession?
+    let rowID: Int64?
 
     /// The placeholder of the asset a creation request creates; nil for other requests.
     public let placeholderForCreatedAsset: ObjectPlaceholder?
@@ -43,15 +49,12 @@ public final class AssetChangeRequest {
         self.placeholderForCreatedAsset = placeholder
     }
 
-    /// A request to edit an existing asset.
+    /// A request to edit an existing asset. An unknown asset fails the block.
     public convenience init(for asset: Asset) {
-        let session = ChangeSession.current
+        let session = ChangeSession.admitted()
         var rowID: Int64?
-        if let session {
-            session.perform { rowID = try session.assetID(for: asset.localIdentifier) }
-        }
+        session?.perform { rowID = try session!.assetID(for: asset.localIdentifier) }
         self.init(session: session, rowID: rowID, placeholder: nil)
-        if session == nil { Self.outsideBlock() }
     }
 
     /// Creates an asset from a file: copied into the library (the default) or referenced in place.
@@ -62,8 +65,7 @@ public final class AssetChangeRequest {
     public static func creationRequestForAsset(
         fromFileAt fileURL: URL, options: AssetCreationOptions = AssetCreationOptions()
     ) -> AssetChangeRequest {
-        guard let session = ChangeSession.current else {
-            outsideBlock()
+        guard let session = ChangeSession.admitted() else {
             return AssetChangeRequest(session: nil, rowID: nil, placeholder: nil)
         }
         var rowID: Int64?
@@ -107,15 +109,17 @@ public final class AssetChangeRequest {
 
     /// Deletes the assets with these identifiers. An unknown identifier fails the block.
     public static func deleteAssets(withLocalIdentifiers identifiers: some Sequence<String>) {
-        guard let session = ChangeSession.current else { return outsideBlock() }
+        guard let session = ChangeSession.admitted() else { return }
         for identifier in identifiers {
             session.perform { try session.deleteAsset(try session.assetID(for: identifier)) }
         }
     }
 
-    /// A request made outside a change block has no block to fail: it does nothing (PhotoKit raises an
-    /// exception here). Its placeholder is nil.
-    static func outsideBlock() {}
+    /// A request made outside any change block has no block to fail: the process traps, naming
+    /// ``PhotoLibraryError/notInChangeBlock`` (PhotoKit raises an exception here).
+    static func outsideBlock() {
+        ChangeSession.trapOutsideBlock()
+    }
 
     // MARK: Editing
 
@@ -124,9 +128,11 @@ public final class AssetChangeRequest {
         session.perform { try session.editAsset(rowID, change) }
     }
 
+    /// A property's value as the block has it so far. A read that fails fails the block (the getter then
+    /// returns `fallback`).
     private func current<T>(_ value: (AssetRow) -> T, default fallback: T) -> T {
-        guard let session, let rowID, let row = try? session.currentAssetRow(rowID) else { return fallback }
-        return value(row)
+        guard let session, let rowID else { return fallback }
+        return session.read({ try session.currentAssetRow(rowID).map(value) }, default: fallback)
     }
 
     /// Whether the asset is a favorite.

@@ -24,7 +24,7 @@ public final class AssetCollectionChangeRequest {
 
     /// A request to edit an album.
     public convenience init(for collection: AssetCollection) {
-        let session = ChangeSession.current
+        let session = ChangeSession.admitted()
         var rowID: Int64?
         session?.perform {
             let row = try session!.collectionRow(for: collection.localIdentifier)
@@ -38,7 +38,7 @@ public final class AssetCollectionChangeRequest {
 
     /// Creates an empty album with a title.
     public static func creationRequestForAssetCollection(withTitle title: String) -> AssetCollectionChangeRequest {
-        guard let session = ChangeSession.current else {
+        guard let session = ChangeSession.admitted() else {
             return AssetCollectionChangeRequest(session: nil, rowID: nil, placeholder: nil)
         }
         var rowID: Int64?
@@ -56,7 +56,7 @@ public final class AssetCollectionChangeRequest {
 
     /// Deletes albums (their assets stay in the library).
     public static func deleteAssetCollections(_ collections: some Sequence<AssetCollection>) {
-        guard let session = ChangeSession.current else { return }
+        guard let session = ChangeSession.admitted() else { return }
         for collection in collections {
             session.perform {
                 let row = try session.collectionRow(for: collection.localIdentifier)
@@ -74,7 +74,8 @@ public final class AssetCollectionChangeRequest {
     public var title: String {
         get {
             guard let session, let rowID else { return "" }
-            return (try? String.fetchOne(session.db, sql: "SELECT title FROM asset_collection WHERE id = ?", arguments: [rowID])) ?? ""
+            return session.read(
+                { try String.fetchOne(session.db, sql: "SELECT title FROM asset_collection WHERE id = ?", arguments: [rowID]) }, default: "")
         }
         set {
             edit { session, id in

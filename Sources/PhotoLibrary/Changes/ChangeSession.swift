@@ -1,5 +1,9 @@
 import Foundation
 import GRDB
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The state of one change block: it lives on the writer's thread inside one SQLite write transaction.
 ///
@@ -9,8 +13,16 @@ import GRDB
 /// burst representatives, album dates and counts), and append the change journal — all inside the same
 /// transaction as the change itself.
 ///
-/// `@unchecked Sendable`: a session is created, used and finished on the GRDB writer's thread during one
-/// `write` call; the task-local binding makes it reachable only from code running inside that call.
+/// `@unchecked Sendable` — the invariant: the session's mutable state and its `db` are only ever touched by
+/// the thread running the block, while the block is open (then, after ``close()``, by that same thread
+/// finishing the commit). Requests can still *hold* a session after its block (kept in a variable, or
+/// captured by a task started in the block, which also inherits the task-local ``current``), so every way
+/// a request reaches the session goes through ``admitsCaller()``, which checks ``gate`` — a lock holding the
+/// block's thread and whether the block is open — before anything else is read: ``perform(_:)``,
+/// ``read(_:default:)``, ``admitted()``, ``isFailed``, ``mirrorWrites``, ``mirrorCookieRecorded``. A caller
+/// that is not the block itself touches nothing: its misuse fails the open block it happens in
+/// (``PhotoLibraryError/notInChangeBlock``), or traps when no block is left to fail. Tested by
+/// `ChangeBlockSoundnessTests`.
 final class ChangeSession: @unchecked Sendable {
     @TaskLocal static var current: ChangeSession?
 
@@ -19,6 +31,17 @@ final class ChangeSession: @unchecked Sendable {
     let author: String
     let now: Double
     private(set) var firstError: PhotoLibraryError?
+
+    /// Who may use the session: the thread running the block, while the block is open. Other threads read it
+    /// (under the lock) to find out that they may not.
+    private struct Gate {
+        let owner: UInt
+        var isOpen = true
+        /// A request was used here from outside the block: the block fails with `notInChangeBlock`.
+        var misused = false
+    }
+
+    private let gate: Mutex<Gate>
 
     /// Before images: nil for objects created in this block. Keys are row ids.
     var assetsBefore: [Int64: AssetRow?] = [:]
@@ -36,17 +59,103 @@ final class ChangeSession: @unchecked Sendable {
     var listMembershipChanged: Set<Int64> = []
     /// Content hashes of copied originals that may have lost their last reference.
     var releasedOriginals: Set<String> = []
-    /// Mirror state writes (``MirrorChangeRequest``), run when the block ends, once the assets they refer to
-    /// are in the database. Bookkeeping: never journaled.
-    var mirrorWrites: [(Database) throws -> Void] = []
-    /// Whether the block records a sync cookie: waiters in other processes are then notified after the commit.
-    var mirrorCookieRecorded = false
 
+    private var pendingMirrorWrites: [(Database) throws -> Void] = []
+    private var cookieRecorded = false
+
+    /// Mirror state writes (``MirrorChangeRequest``), run when the block ends, once the assets they refer to
+    /// are in the database. Bookkeeping: never journaled. Changing it from outside the block changes nothing
+    /// (see ``admitsCaller()``).
+    var mirrorWrites: [(Database) throws -> Void] {
+        get { pendingMirrorWrites }
+        set { if admitsCaller() { pendingMirrorWrites = newValue } }
+        _modify {
+            if admitsCaller() {
+                yield &pendingMirrorWrites
+            } else {
+                var discarded: [(Database) throws -> Void] = []
+                yield &discarded
+            }
+        }
+    }
+
+    /// Whether the block records a sync cookie: waiters in other processes are then notified after the commit.
+    var mirrorCookieRecorded: Bool {
+        get { cookieRecorded }
+        set { if admitsCaller() { cookieRecorded = newValue } }
+    }
+
+    /// Opens a session for a block about to run on the calling thread.
     init(db: Database, library: PhotoLibrary, author: String) {
         self.db = db
         self.library = library
         self.author = author
         self.now = Date().timeIntervalSince1970
+        self.gate = Mutex(Gate(owner: Self.callingThread))
+    }
+
+    // MARK: The block's boundary
+
+    static var callingThread: UInt {
+        #if canImport(Glibc)
+        UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())
+        #endif
+    }
+
+    /// Whether the caller may use the session: it is the block itself (its thread, the block still open).
+    ///
+    /// Otherwise the caller is a request used outside its block, and nothing of the session may be read: the
+    /// misuse fails this block when it is still open (another thread: a task started in it), else the open
+    /// block the caller runs in (a request kept from an earlier block), else — no block left to fail — the
+    /// process traps, naming ``PhotoLibraryError/notInChangeBlock``.
+    func admitsCaller() -> Bool {
+        let thread = Self.callingThread
+        let open = gate.withLock { gate -> Bool? in
+            if gate.isOpen && gate.owner == thread { return true }
+            guard gate.isOpen else { return nil }
+            gate.misused = true
+            return false
+        }
+        if let open { return open }
+        if let block = Self.current, block !== self, block.recordMisuse() { return false }
+        Self.trapOutsideBlock()
+    }
+
+    /// Records a misuse when the block is still open; false when it has ended.
+    private func recordMisuse() -> Bool {
+        gate.withLock { gate in
+            if gate.isOpen { gate.misused = true }
+            return gate.isOpen
+        }
+    }
+
+    /// The session of the block the caller runs in, when it may use it (see ``admitsCaller()``); nil (after
+    /// reporting the misuse) otherwise. Where requests are made.
+    static func admitted() -> ChangeSession? {
+        guard let session = current else { trapOutsideBlock() }
+        return session.admitsCaller() ? session : nil
+    }
+
+    /// A request made or used where no change block can fail: after its block returned, or outside any block.
+    /// PhotoKit raises an exception here; so does this library.
+    static func trapOutsideBlock() -> Never {
+        fatalError(
+            "PhotoLibraryError.notInChangeBlock: \(PhotoLibraryError.notInChangeBlock) (this one was made outside any "
+                + "block, or used after its block returned: no block is left to fail)")
+    }
+
+    /// Ends the block: from now on no request reaches the session (the commit goes on, on this thread).
+    ///
+    /// - Throws: ``PhotoLibraryError/notInChangeBlock`` when a request was used from outside the block while
+    ///   it ran, or a request of another block was used in it.
+    func close() throws(PhotoLibraryError) {
+        let misused = gate.withLock { gate in
+            gate.isOpen = false
+            return gate.misused
+        }
+        if misused { throw .notInChangeBlock }
     }
 
     // MARK: Errors
@@ -56,12 +165,24 @@ final class ChangeSession: @unchecked Sendable {
         if firstError == nil { firstError = error }
     }
 
-    var isFailed: Bool { firstError != nil }
+    /// Whether the block has failed — or the caller may not use it (see ``admitsCaller()``).
+    var isFailed: Bool { !admitsCaller() || firstError != nil }
 
-    /// Runs a step, recording its error. Steps after a failure are skipped.
+    /// Runs a step, recording its error. Steps after a failure, and steps of a caller outside the block (see
+    /// ``admitsCaller()``), are skipped.
     func perform(_ step: () throws -> Void) {
-        guard firstError == nil else { return }
+        guard admitsCaller(), firstError == nil else { return }
         do { try step() } catch { fail(PhotoLibrary.map(error, path: library.databasePath)) }
+    }
+
+    /// Reads a value for a request's getter. A read that fails fails the block with its typed error, and the
+    /// getter returns `fallback`, like every read of a failed block or of a caller outside it.
+    func read<T>(_ body: () throws -> T?, default fallback: T) -> T {
+        guard admitsCaller(), firstError == nil else { return fallback }
+        do { return try body() ?? fallback } catch {
+            fail(PhotoLibrary.map(error, path: library.databasePath))
+            return fallback
+        }
     }
 
     // MARK: Touching objects
@@ -211,6 +332,11 @@ final class ChangeSession: @unchecked Sendable {
         {
             releasedOriginals.insert(hash)
         }
+        // A rendered edit is in the store too (Schema/0004_adjustments.sql).
+        if case .some(.some(let before)) = assetsBefore[id], let edit = before.adjustedContentHash {
+            releasedOriginals.insert(edit)
+        }
+        if let edit = pendingAssetRows[id]?.adjustedContentHash { releasedOriginals.insert(edit) }
         if let pending = pendingAssetRows.removeValue(forKey: id), pending.storage == AssetStorage.copied.rawValue,
             let hash = pending.contentHash
         {

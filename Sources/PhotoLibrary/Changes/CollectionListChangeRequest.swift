@@ -23,7 +23,7 @@ public final class CollectionListChangeRequest {
 
     /// A request to edit a folder.
     public convenience init(for list: CollectionList) {
-        let session = ChangeSession.current
+        let session = ChangeSession.admitted()
         var rowID: Int64?
         session?.perform {
             let row = try session!.listRow(for: list.localIdentifier)
@@ -37,7 +37,7 @@ public final class CollectionListChangeRequest {
 
     /// Creates an empty folder with a title.
     public static func creationRequestForCollectionList(withTitle title: String) -> CollectionListChangeRequest {
-        guard let session = ChangeSession.current else {
+        guard let session = ChangeSession.admitted() else {
             return CollectionListChangeRequest(session: nil, rowID: nil, placeholder: nil)
         }
         var rowID: Int64?
@@ -55,7 +55,7 @@ public final class CollectionListChangeRequest {
 
     /// Deletes folders with everything inside them (albums and folders; assets stay in the library).
     public static func deleteCollectionLists(_ lists: some Sequence<CollectionList>) {
-        guard let session = ChangeSession.current else { return }
+        guard let session = ChangeSession.admitted() else { return }
         for list in lists {
             session.perform {
                 let row = try session.listRow(for: list.localIdentifier)
@@ -86,7 +86,8 @@ public final class CollectionListChangeRequest {
     public var title: String {
         get {
             guard let session, let rowID else { return "" }
-            return (try? String.fetchOne(session.db, sql: "SELECT title FROM collection_list WHERE id = ?", arguments: [rowID])) ?? ""
+            return session.read(
+                { try String.fetchOne(session.db, sql: "SELECT title FROM collection_list WHERE id = ?", arguments: [rowID]) }, default: "")
         }
         set {
             edit { session, id in

@@ -14,41 +14,102 @@ extension PhotoLibrary {
     /// transaction, inside the same transaction. The call returns once the commit is durable.
     ///
     /// The block runs on the library's writer; don't call back into this library's change methods from it.
+    /// Requests belong to their block: use them only in it, on its thread. A request used anywhere else — kept
+    /// after the block, or used from a task or thread the block started — never reaches the library: the block
+    /// it is used in throws ``PhotoLibraryError/notInChangeBlock``, and where no block is left to fail (after
+    /// its block returned, outside any block) the process traps naming that error, as PhotoKit raises an
+    /// exception.
     ///
     /// - Parameters:
     ///   - author: recorded with the transaction in the change history (clients can leave their own changes
     ///     out of what they fetch).
-    ///   - changes: the change block.
-    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was), or
-    ///   the error the block threw.
+    ///   - changes: the change block. What it returns is the call's result, once committed — typically the
+    ///     identifier of an object it created:
+    ///     `let id = try await library.performChanges { …; return placeholder.localIdentifier }`.
+    /// - Returns: the block's result.
+    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was),
+    ///   ``PhotoLibraryError/notInChangeBlock`` for a request used outside its block, or the error the block
+    ///   threw.
+    @discardableResult @_disfavoredOverload
+    public func performChanges<Result: Sendable>(
+        author: String = PhotoLibrary.defaultAuthor, _ changes: @escaping @Sendable () throws -> Result
+    ) async throws -> Result {
+        try await commitChanges(author: author, changes)
+    }
+
+    /// Runs a change block that returns nothing and commits it: the call blocks have always had.
+    ///
+    /// This overload is preferred to the generic one (which is `@_disfavoredOverload`), so that a block that
+    /// is a single expression — `{ AssetChangeRequest.creationRequestForAsset(fromFileAt: url) }` — stays a
+    /// block returning nothing, as before the result was passed on, instead of returning its (non-`Sendable`)
+    /// request. To pass on the value of a single expression, write `return`:
+    /// `let id = try await library.performChanges { return makeAlbum() }`.
     public func performChanges(
         author: String = PhotoLibrary.defaultAuthor, _ changes: @escaping @Sendable () throws -> Void
     ) async throws {
-        let committed: CommittedWrite
-        do {
-            committed = try await database.write { [self] db in
-                try runChangeBlock(db, author: author, changes)
-            }
-        } catch {
-            throw Self.mapKeepingForeign(error, path: databasePath)
-        }
-        afterCommit(committed)
+        try await commitChanges(author: author, changes)
     }
 
-    /// Runs a change block and commits it, synchronously. See ``performChanges(author:_:)``.
+    /// Runs a change block and commits it, synchronously, returning what the block returns. See
+    /// `performChanges(author:_:)`.
     ///
-    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was), or
-    ///   the error the block threw.
+    /// - Returns: the block's result.
+    /// - Throws: the first ``PhotoLibraryError`` a request met (the library is then exactly as it was),
+    ///   ``PhotoLibraryError/notInChangeBlock`` for a request used outside its block, or the error the block
+    ///   threw.
+    @discardableResult @_disfavoredOverload
+    public func performChangesAndWait<Result>(
+        author: String = PhotoLibrary.defaultAuthor, _ changes: () throws -> Result
+    ) throws -> Result {
+        try commitChangesAndWait(author: author, changes)
+    }
+
+    /// Runs a change block that returns nothing and commits it, synchronously (preferred to the generic
+    /// overload, as for `performChanges`).
     public func performChangesAndWait(author: String = PhotoLibrary.defaultAuthor, _ changes: () throws -> Void) throws {
-        let committed: CommittedWrite
+        try commitChangesAndWait(author: author, changes)
+    }
+
+    private func commitChanges<Result: Sendable>(
+        author: String, _ changes: @escaping @Sendable () throws -> Result
+    ) async throws -> Result {
+        let outcome: (value: Result, committed: CommittedWrite)
         do {
-            committed = try database.write { db in
-                try runChangeBlock(db, author: author, changes)
+            outcome = try await database.writeWithoutTransaction { [self] db in
+                try commitChangeBlock(db, author: author, changes)
             }
         } catch {
             throw Self.mapKeepingForeign(error, path: databasePath)
         }
-        afterCommit(committed)
+        removeReleasedOriginals(outcome.committed)
+        return outcome.value
+    }
+
+    private func commitChangesAndWait<Result>(author: String, _ changes: () throws -> Result) throws -> Result {
+        let outcome: (value: Result, committed: CommittedWrite)
+        do {
+            outcome = try database.writeWithoutTransaction { db in
+                try commitChangeBlock(db, author: author, changes)
+            }
+        } catch {
+            throw Self.mapKeepingForeign(error, path: databasePath)
+        }
+        removeReleasedOriginals(outcome.committed)
+        return outcome.value
+    }
+
+    /// Runs the block in a transaction and commits it, then tells waiters at once, from the writer: the
+    /// notification doesn't wait for the caller's task to be scheduled again.
+    private func commitChangeBlock<Result>(
+        _ db: Database, author: String, _ changes: () throws -> Result
+    ) throws -> (value: Result, committed: CommittedWrite) {
+        var outcome: (value: Result, committed: CommittedWrite)?
+        try db.inTransaction {
+            outcome = try runChangeBlock(db, author: author, changes)
+            return .commit
+        }
+        notifyCommit(outcome!.committed)
+        return outcome!
     }
 
     /// Maps database errors; an error thrown by the caller's block goes through unchanged.
@@ -65,26 +126,37 @@ extension PhotoLibrary {
         let cookieSequence: Int64?
     }
 
-    private func runChangeBlock(_ db: Database, author: String, _ changes: () throws -> Void) throws -> CommittedWrite {
+    private func runChangeBlock<Result>(
+        _ db: Database, author: String, _ changes: () throws -> Result
+    ) throws -> (value: Result, committed: CommittedWrite) {
         let session = ChangeSession(db: db, library: self, author: author)
-        try ChangeSession.$current.withValue(session) {
-            try changes()
+        let value: Result
+        do {
+            value = try ChangeSession.$current.withValue(session) { try changes() }
+        } catch {
+            try session.close()  // A request used outside its block outranks the block's own error.
+            throw error
         }
+        try session.close()
         let transaction = try session.finish()
         if let transaction {
             try applyRetentionIfDue(db, sequence: transaction.sequence)
         }
-        return CommittedWrite(
+        let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             cookieSequence: transaction == nil && session.mirrorCookieRecorded ? try Self.journalSequence(db) : nil)
+        return (value, committed)
     }
 
-    private func afterCommit(_ committed: CommittedWrite) {
+    private func notifyCommit(_ committed: CommittedWrite) {
         if let transaction = committed.transaction {
             notifier.didCommit(sequence: transaction.sequence)
         } else if let sequence = committed.cookieSequence {
             notifier.didCommit(sequence: sequence)
         }
+    }
+
+    private func removeReleasedOriginals(_ committed: CommittedWrite) {
         if !committed.releasedOriginals.isEmpty {
             removeOriginalsIfUnreferenced(committed.releasedOriginals)
         }
@@ -96,7 +168,10 @@ extension PhotoLibrary {
         try? database.write { db in
             for hash in hashes {
                 let referenced = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ? AND storage = 0)", arguments: [hash]) ?? true
+                    db, sql: """
+                        SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ?1 AND storage = 0)
+                            OR EXISTS (SELECT 1 FROM asset WHERE adjustedContentHash = ?1)
+                        """, arguments: [hash]) ?? true
                 if !referenced { originalsStore.remove(hash: hash) }
             }
         }
@@ -111,7 +186,10 @@ extension PhotoLibrary {
     public func removeUnreferencedOriginals() throws(PhotoLibraryError) -> Int {
         do {
             return try database.write { db in
-                let referenced = Set(try String.fetchAll(db, sql: "SELECT DISTINCT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL"))
+                let referenced = Set(try String.fetchAll(db, sql: """
+                    SELECT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL
+                    UNION SELECT adjustedContentHash FROM asset WHERE adjustedContentHash IS NOT NULL
+                    """))
                 var removed = 0
                 let fileManager = FileManager.default
                 for prefix in (try? fileManager.contentsOfDirectory(atPath: originalsStore.directory.path)) ?? [] {

@@ -11,7 +11,13 @@ import Synchronization
 /// Objects are given as they were when the fetch ran, even when they changed or were deleted since: the
 /// state at the fetch is rebuilt from the change journal's previous values. Only when an object was deleted
 /// since *and* the history of that deletion has expired meanwhile can it not be rebuilt: ``object(at:)``
-/// then throws ``PhotoLibraryError/persistentChangeDetailsUnavailable`` (and the subscript traps).
+/// then throws ``PhotoLibraryError/persistentChangeDetailsUnavailable``.
+///
+/// Loading objects reads the library. When that read fails — the database file removed or damaged under
+/// a running process, the disk gone — the throwing accessors (``object(at:)``, ``objects(in:)``,
+/// ``objects(at:)``, ``makeThrowingIterator()``) throw the typed error; the `Collection` accessors
+/// (the subscript, `for … in`, ``firstObject``, ``lastObject``, ``enumerateObjects(_:)``) can't throw and
+/// trap, like an array read out of bounds. Use the throwing ones wherever the storage may fail under you.
 public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, Sendable {
     public typealias Index = Int
     public typealias Element = Object
@@ -84,8 +90,10 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
 
     /// The object at `index`, loading its batch if needed.
     ///
-    /// Traps when `index` is out of bounds, like an array, and when the library's storage can no longer be
-    /// read; ``object(at:)`` reports the latter as an error instead.
+    /// Traps when `index` is out of bounds, like an array, and when the object can't be loaded: the library's
+    /// storage can no longer be read (its database removed or damaged under the running process), or the
+    /// object was deleted since the fetch and that history has expired. ``object(at:)`` throws a
+    /// ``PhotoLibraryError`` in those cases instead.
     /// - Complexity: O(1) amortised; one database read per batch of 128 objects.
     public subscript(index: Int) -> Object {
         precondition(index >= 0 && index < count, "FetchResult index \(index) out of range 0..<\(count)")
@@ -116,7 +124,52 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
         return objects[index - batch * Self.batchSize]
     }
 
+    /// The objects in `range`, in order.
+    ///
+    /// - Throws: ``PhotoLibraryError/indexOutOfRange(index:count:)`` for a range outside `0...count`; a
+    ///   ``PhotoLibraryError`` when the library can't be read.
+    /// - Complexity: O(*r*) for *r* objects; one database read per batch of 128 not cached.
+    public func objects(in range: Range<Int>) throws(PhotoLibraryError) -> [Object] {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw .indexOutOfRange(index: range.lowerBound < 0 ? range.lowerBound : range.upperBound, count: count)
+        }
+        var result: [Object] = []
+        result.reserveCapacity(range.count)
+        for index in range { result.append(try object(at: index)) }
+        return result
+    }
+
+    /// Iterates the objects in order, throwing instead of trapping when one can't be loaded:
+    ///
+    /// ```swift
+    /// var assets = result.makeThrowingIterator()
+    /// while let asset = try assets.next() { … }
+    /// ```
+    public func makeThrowingIterator() -> ThrowingIterator { ThrowingIterator(result: self) }
+
+    /// Iterates a fetch result's objects, reporting a read error as a typed error (see
+    /// ``makeThrowingIterator()``). After an error, `next()` tries the same object again.
+    public struct ThrowingIterator {
+        private let result: FetchResult<Object>
+        private var index = 0
+
+        fileprivate init(result: FetchResult<Object>) { self.result = result }
+
+        /// The next object, or nil after the last.
+        ///
+        /// - Throws: a ``PhotoLibraryError`` when the object can't be loaded (see ``FetchResult/object(at:)``).
+        public mutating func next() throws(PhotoLibraryError) -> Object? {
+            guard index < result.count else { return nil }
+            let object = try result.object(at: index)
+            index += 1
+            return object
+        }
+    }
+
     /// The objects at these indexes, in order.
+    ///
+    /// - Throws: ``PhotoLibraryError/indexOutOfRange(index:count:)``; a ``PhotoLibraryError`` when the
+    ///   library can't be read.
     public func objects(at indexes: IndexSet) throws(PhotoLibraryError) -> [Object] {
         var result: [Object] = []
         result.reserveCapacity(indexes.count)
@@ -124,9 +177,11 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
         return result
     }
 
-    /// The first object, or nil when empty.
+    /// The first object, or nil when empty. Traps when it can't be loaded, like the subscript;
+    /// `try object(at: 0)` throws instead.
     public var firstObject: Object? { isEmpty ? nil : self[0] }
-    /// The last object, or nil when empty.
+    /// The last object, or nil when empty. Traps when it can't be loaded, like the subscript;
+    /// `try object(at: count - 1)` throws instead.
     public var lastObject: Object? { isEmpty ? nil : self[count - 1] }
 
     /// The index of an object in this result, by identity.
@@ -149,7 +204,8 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
     /// Whether the result holds this object (by identity).
     public func contains(_ object: Object) -> Bool { index(of: object) != nil }
 
-    /// Calls `body` with each object and its index, in order, until `stop` is set.
+    /// Calls `body` with each object and its index, in order, until `stop` is set. Traps when an object can't
+    /// be loaded, like the subscript; ``makeThrowingIterator()`` throws instead.
     public func enumerateObjects(_ body: (Object, Int, inout Bool) throws -> Void) rethrows {
         var stop = false
         for index in indices {

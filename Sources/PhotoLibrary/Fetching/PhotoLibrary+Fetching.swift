@@ -81,8 +81,8 @@ extension PhotoLibrary {
         return observation.track(FetchResult(
             keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys,
             incremental: compiled.incremental
-        ) { [database] keys, sequence in
-            try database.read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
+        ) { [self] keys, sequence in
+            try read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
         })
     }
 
@@ -113,8 +113,8 @@ extension PhotoLibrary {
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeys
-        ) { [database, self] keys, sequence in
-            try database.read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
+        ) { [self] keys, sequence in
+            try read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
         })
     }
 
@@ -148,8 +148,8 @@ extension PhotoLibrary {
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeys
-        ) { [database] keys, sequence in
-            try database.read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
+        ) { [self] keys, sequence in
+            try read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
         })
     }
 
@@ -166,8 +166,8 @@ extension PhotoLibrary {
     public func fetchCollections(in list: CollectionList, options: FetchOptions = FetchOptions()) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
         if let children = list.transientChildren {
             let keys = children.compactMap { FetchResultKeys.key(of: $0) }
-            return FetchResult(keys: keys, sequence: 0, query: nil, keyKind: .mixed, requery: nil) { [database, self] keys, _ in
-                try database.read { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
+            return FetchResult(keys: keys, sequence: 0, query: nil, keyKind: .mixed, requery: nil) { [self] keys, _ in
+                try read { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
             }
         }
         if list.collectionListType == .momentList, let year = Int(list.localizedTitle ?? "") {
@@ -183,8 +183,8 @@ extension PhotoLibrary {
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeys
-        ) { [database, self] keys, sequence in
-            try database.read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
+        ) { [self] keys, sequence in
+            try read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
         })
     }
 }

@@ -54,6 +54,34 @@ extension Asset {
     public static let latitude = PredicateKeyPath<Asset, Double?>("latitude")
     /// The longitude of ``Asset/location`` in degrees (negative: west); nil when the asset has no location.
     public static let longitude = PredicateKeyPath<Asset, Double?>("longitude")
+    /// The altitude of ``Asset/location`` in metres above sea level; nil when unknown.
+    public static let altitude = PredicateKeyPath<Asset, Double?>("altitude")
+    /// A mirrored asset's path relative to the folder it is mirrored from (`2023/IMG_0001.jpg`, `/`-separated);
+    /// nil for an asset of no mirrored folder (a copied original).
+    ///
+    /// The path depends on the library's mirrored folders, which an ``Asset`` value does not carry: it is
+    /// evaluated by the library's query (`path BEGINSWITH "2023/"`), and an in-memory evaluation of a
+    /// predicate on an ``Asset`` value sees nil. An asset under folders nested in one another is relative to
+    /// the innermost one.
+    public static let path = PredicateKeyPath<Asset, String?>("path")
+
+    /// The SQL of ``path``: the referenced file's path after the longest mirrored root that is a prefix of
+    /// it. The roots are few, so scanning them per asset row costs little next to reading the row; `substr`
+    /// and `length` count characters on both sides, so the cut is right for any UTF-8 path.
+    static let pathSQL = """
+        SELECT substr(asset.filePath, length(mirror_root.path) + 2) FROM mirror_root
+        WHERE substr(asset.filePath, 1, length(mirror_root.path) + 1) = mirror_root.path || '/'
+        ORDER BY length(mirror_root.path) DESC LIMIT 1
+        """
+
+    /// Other names of keys, accepted in predicates and sort descriptors: the names JSON clients of earlier
+    /// versions knew (`filename`, `id`).
+    static let aliases: [PredicateKey<Asset>] = [
+        PredicateKey(name: "filename", type: .string, isOptional: false, sql: "asset.originalFilename") {
+            .string($0.originalFilename)
+        },
+        PredicateKey(name: "id", type: .string, isOptional: false, sql: "asset.localIdentifier") { .string($0.localIdentifier) },
+    ]
 
     /// The keys of asset predicates and sort descriptors, with the SQL they compile to.
     public static let predicateSchema = PredicateSchema<Asset>([
@@ -77,7 +105,9 @@ extension Asset {
         PredicateKey(contentHash, sql: "asset.contentHash") { $0.contentHash },
         PredicateKey(latitude, sql: "asset.latitude") { $0.location?.latitude },
         PredicateKey(longitude, sql: "asset.longitude") { $0.location?.longitude },
-    ])
+        PredicateKey(altitude, sql: "asset.altitude") { $0.location?.altitude },
+        PredicateKey(path, sql: pathSQL) { _ in nil },
+    ] + aliases)
 }
 
 /// Typed keys for collection predicates.

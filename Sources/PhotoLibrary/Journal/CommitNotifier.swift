@@ -10,11 +10,15 @@ import Glibc
 /// that has waiters watches the directory with inotify and wakes them on `IN_CLOSE_WRITE` of that file. A
 /// commit made through this handle wakes its waiters directly. Waiters always re-check the database, so a
 /// notification is only a hint: a missed one (a writer killed between its commit and its notification, a
-/// file system without inotify) costs at most ``safetyInterval`` of latency, never a missed change.
+/// file system without inotify) costs at most ``pollInterval`` of latency, never a missed change.
 final class CommitNotifier: Sendable {
-    /// How often waiters re-check the database when no notification arrives.
-    static let safetyInterval: Duration = .seconds(1)
+    /// The default of ``pollInterval``.
+    static let defaultPollInterval: Duration = .seconds(1)
     static let fileName = ".commits"
+
+    /// How often waiters re-check the database when no notification arrives; nil: only notifications wake
+    /// them (tests proving that notifications arrive).
+    let pollInterval: Duration?
 
     private struct Waiter {
         let generation: UInt64
@@ -33,8 +37,9 @@ final class CommitNotifier: Sendable {
     private let state = Mutex(State())
     private let stopPipe: (read: Int32, write: Int32)
 
-    init(libraryDirectory: URL) {
+    init(libraryDirectory: URL, pollInterval: Duration? = CommitNotifier.defaultPollInterval) {
         directory = libraryDirectory
+        self.pollInterval = pollInterval
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) != 0 { fds = [-1, -1] }
         stopPipe = (fds[0], fds[1])
@@ -52,6 +57,9 @@ final class CommitNotifier: Sendable {
 
     /// The current generation: it increases on every notification received.
     var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// The number of waiters suspended now (tests wait for a waiter to be in place).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// Tells this process's waiters and, through the notification file, every other process's waiters that
     /// a transaction committed. Called after the commit returned.
@@ -100,7 +108,7 @@ final class CommitNotifier: Sendable {
             return state.nextWaiterID
         }
         let remaining = ContinuousClock.now.duration(to: deadline)
-        let wake = min(remaining, Self.safetyInterval)
+        let wake = pollInterval.map { min(remaining, $0) } ?? remaining
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let registered = state.withLock { state -> Bool in
@@ -112,7 +120,9 @@ final class CommitNotifier: Sendable {
                     continuation.resume()
                     return
                 }
-                let nanoseconds = max(0, wake.components.seconds * 1_000_000_000 + wake.components.attoseconds / 1_000_000_000)
+                // At most a day at a time (no overflow for a far deadline; the waiter then just re-checks).
+                let seconds = min(wake.components.seconds, 86_400)
+                let nanoseconds = max(0, seconds * 1_000_000_000 + wake.components.attoseconds / 1_000_000_000)
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
                     resume(id)
                 }
@@ -147,9 +157,12 @@ final class CommitNotifier: Sendable {
     }
 
     /// The watcher thread: blocks in poll(2) on the inotify descriptor; wakes waiters on a notification and,
-    /// as a safety net, once per ``safetyInterval`` when nothing arrives.
+    /// as a safety net, once per ``pollInterval`` when nothing arrives.
     private func startPolling(inotifyFD: Int32) {
         let stopFD = stopPipe.read
+        let timeout = pollInterval.map { interval in
+            Int32(clamping: max(1, interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        } ?? -1
         let thread = Thread { [weak self] in
             defer {
                 if inotifyFD >= 0 { close(inotifyFD) }
@@ -164,7 +177,7 @@ final class CommitNotifier: Sendable {
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
-                let ready = poll(&fds, 2, 1000)
+                let ready = poll(&fds, 2, timeout)
                 if fds[1].revents != 0 { return }
                 guard let self else { return }
                 if ready > 0 && fds[0].revents != 0 {
@@ -185,7 +198,7 @@ final class CommitNotifier: Sendable {
                         }
                     }
                     if relevant { self.signal() }
-                } else {
+                } else if ready == 0 {
                     self.signal()  // Safety net: waiters re-check the database.
                 }
             }

@@ -16,13 +16,41 @@ public struct PersistentObjectChangeDetails: Sendable, Hashable {
     public let updatedLocalIdentifiers: Set<String>
     /// Objects that existed before the change and were deleted by it.
     public let deletedLocalIdentifiers: Set<String>
+    /// Per updated object, the raw bit set of the public properties the journal recorded as changed (the
+    /// union over the updates of a coalesced change): ``AssetProperties`` for assets, ``CollectionProperties``
+    /// for collections and lists.
+    let updatedProperties: [String: Int]
 
     /// Makes details from the three sets as given; the net rules are not applied here.
     public init(objectType: ObjectType, inserted: Set<String> = [], updated: Set<String> = [], deleted: Set<String> = []) {
+        self.init(objectType: objectType, inserted: inserted, updated: updated, deleted: deleted, updatedProperties: [:])
+    }
+
+    init(objectType: ObjectType, inserted: Set<String>, updated: Set<String>, deleted: Set<String>, updatedProperties: [String: Int]) {
         self.objectType = objectType
         insertedLocalIdentifiers = inserted
         updatedLocalIdentifiers = updated
         deletedLocalIdentifiers = deleted
+        self.updatedProperties = updatedProperties
+    }
+
+    /// The properties an updated asset changed, as the journal recorded them (for a coalesced change, the
+    /// union over its updates); nil when `identifier` is not an updated asset of these details.
+    ///
+    /// - Complexity: O(1) on average.
+    public func changedAssetProperties(for identifier: String) -> AssetProperties? {
+        guard objectType == .asset, updatedLocalIdentifiers.contains(identifier) else { return nil }
+        return AssetProperties(rawValue: updatedProperties[identifier] ?? 0)
+    }
+
+    /// The properties an updated collection or collection list changed, its membership included, as the
+    /// journal recorded them (for a coalesced change, the union over its updates); nil when `identifier` is
+    /// not an updated collection or list of these details.
+    ///
+    /// - Complexity: O(1) on average.
+    public func changedCollectionProperties(for identifier: String) -> CollectionProperties? {
+        guard objectType != .asset, updatedLocalIdentifiers.contains(identifier) else { return nil }
+        return CollectionProperties(rawValue: updatedProperties[identifier] ?? 0)
     }
 
     /// Whether nothing of this type changed.
@@ -58,10 +86,13 @@ struct NetChangeAccumulator {
     /// Per object: the first kind seen and the last kind seen.
     private var first: [ObjectType: [String: ChangeKind]] = [:]
     private var last: [ObjectType: [String: ChangeKind]] = [:]
+    /// Per object: the union of the changed-property bits of its records.
+    private var properties: [ObjectType: [String: Int]] = [:]
 
-    mutating func add(_ type: ObjectType, _ identifier: String, _ kind: ChangeKind) {
+    mutating func add(_ type: ObjectType, _ identifier: String, _ kind: ChangeKind, changedProperties: Int = 0) {
         if first[type]?[identifier] == nil { first[type, default: [:]][identifier] = kind }
         last[type, default: [:]][identifier] = kind
+        if changedProperties != 0 { properties[type, default: [:]][identifier, default: 0] |= changedProperties }
     }
 
     var isEmpty: Bool { first.isEmpty }
@@ -79,7 +110,9 @@ struct NetChangeAccumulator {
                 default: updated.insert(identifier)
                 }
             }
-            let details = PersistentObjectChangeDetails(objectType: type, inserted: inserted, updated: updated, deleted: deleted)
+            let bits = properties[type]?.filter { updated.contains($0.key) } ?? [:]
+            let details = PersistentObjectChangeDetails(
+                objectType: type, inserted: inserted, updated: updated, deleted: deleted, updatedProperties: bits)
             if !details.isEmpty { result[type] = details }
         }
         return result

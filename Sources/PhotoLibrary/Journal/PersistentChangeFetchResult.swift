@@ -8,6 +8,10 @@ import GRDB
 /// of changes and expiry can't cut it short. It can be iterated more than once. The snapshot holds a
 /// database connection (and keeps SQLite from recycling the write-ahead log past it) until the result is
 /// released.
+///
+/// Reading a batch can fail (the database damaged or its disk gone under the running process). Iterating
+/// with ``makeThrowingIterator()`` reports that as a typed error; `for … in` can't throw and traps — never
+/// does it end early, which would make a client store ``endToken`` past changes it never saw.
 public final class PersistentChangeFetchResult: Sequence, Sendable {
     public typealias Element = PersistentChange
 
@@ -50,12 +54,25 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     /// Whether more changes exist after ``endToken`` (the limit cut the result short).
     public var hasMore: Bool { plan.hasMore }
 
+    /// Iterates the changes; traps when a batch can't be read (see ``makeThrowingIterator()``).
     public func makeIterator() -> Iterator {
         Iterator(result: self)
     }
 
+    /// Iterates the changes, throwing when a batch can't be read:
+    ///
+    /// ```swift
+    /// let result = try library.fetchPersistentChanges(since: token)
+    /// var changes = result.makeThrowingIterator()
+    /// while let change = try changes.next() { … }
+    /// store(result.endToken)
+    /// ```
+    public func makeThrowingIterator() -> ThrowingIterator {
+        ThrowingIterator(result: self)
+    }
+
     /// Reads one batch of changes after `sequence`, up to the plan's end.
-    fileprivate func batch(after sequence: Int64) -> [PersistentChange] {
+    fileprivate func batch(after sequence: Int64) throws(PhotoLibraryError) -> [PersistentChange] {
         if options.coalesced {
             return sequence == plan.since ? (plan.coalesced.map { [$0] } ?? []) : []
         }
@@ -65,11 +82,13 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
         case .preloaded(let changes):
             return sequence == plan.since ? changes : []
         case .snapshot(let snapshot):
-            // A snapshot read can only fail on I/O errors of the database file; the sequence then ends early,
-            // which `endToken` (fixed at creation) lets a careful client detect by comparing tokens.
-            return (try? snapshot.read { db in
-                try Self.readBatch(after: sequence, end: end, library: library, excludedAuthors: options.excludedAuthors, db)
-            }) ?? []
+            do {
+                return try snapshot.read { db in
+                    try Self.readBatch(after: sequence, end: end, library: library, excludedAuthors: options.excludedAuthors, db)
+                }
+            } catch {
+                throw PhotoLibrary.map(error, path: library.databasePath)
+            }
         }
     }
 
@@ -86,11 +105,12 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             let lastSeq: Int64 = last[0]
             var records: [Int64: NetChangeAccumulator] = [:]
             let cursor = try Row.fetchCursor(
-                db.cachedStatement(sql: "SELECT seq, objectType, localIdentifier, kind FROM change_record WHERE seq >= ? AND seq <= ?"),
+                db.cachedStatement(
+                    sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?"),
                 arguments: [firstSeq, lastSeq])
             while let row = try cursor.next() {
                 guard let type = ObjectType(rawValue: row[1]), let kind = ChangeKind(rawValue: row[3]) else { continue }
-                records[row[0], default: NetChangeAccumulator()].add(type, row[2], kind)
+                records[row[0], default: NetChangeAccumulator()].add(type, row[2], kind, changedProperties: row[4])
             }
             var changes: [PersistentChange] = []
             changes.reserveCapacity(transactions.count)
@@ -106,8 +126,25 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             return changes
     }
 
-    /// Iterates the changes, reading the next batch when the current one is used up.
+    /// Iterates the changes, reading the next batch when the current one is used up. Traps when a batch
+    /// can't be read; ``ThrowingIterator`` throws instead.
     public struct Iterator: IteratorProtocol {
+        private var reader: ThrowingIterator
+
+        fileprivate init(result: PersistentChangeFetchResult) {
+            reader = ThrowingIterator(result: result)
+        }
+
+        public mutating func next() -> PersistentChange? {
+            do { return try reader.next() } catch {
+                fatalError("photosync: cannot read the change history: \(error) (makeThrowingIterator() reports this as an error)")
+            }
+        }
+    }
+
+    /// Iterates the changes, reading the next batch when the current one is used up, and throwing when it
+    /// can't be read. After an error, `next()` tries the same batch again.
+    public struct ThrowingIterator {
         private let result: PersistentChangeFetchResult
         private var buffer: [PersistentChange] = []
         private var position = 0
@@ -119,7 +156,10 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             self.lastSequence = result.plan.since
         }
 
-        public mutating func next() -> PersistentChange? {
+        /// The next change, or nil after the last.
+        ///
+        /// - Throws: a ``PhotoLibraryError`` when the history can't be read.
+        public mutating func next() throws(PhotoLibraryError) -> PersistentChange? {
             while !done {
                 if position < buffer.count {
                     let change = buffer[position]
@@ -127,7 +167,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
                     if change.skipped { continue }
                     return change
                 }
-                buffer = result.batch(after: lastSequence)
+                buffer = try result.batch(after: lastSequence)
                 position = 0
                 if let last = buffer.last {
                     lastSequence = result.options.coalesced ? result.plan.end.sequence : last.changeToken.sequence
@@ -174,7 +214,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT r.objectType, r.localIdentifier, r.kind, t.author, t.date FROM change_record r
+                    SELECT r.objectType, r.localIdentifier, r.kind, r.changedProperties, t.author, t.date FROM change_record r
                     JOIN change_transaction t ON t.seq = r.seq
                     WHERE r.seq > ? AND r.seq <= ? ORDER BY r.seq
                     """,
@@ -183,7 +223,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
                 let author: String = row["author"]
                 if options.excludedAuthors.contains(author) { continue }
                 guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-                accumulator.add(type, row["localIdentifier"], kind)
+                accumulator.add(type, row["localIdentifier"], kind, changedProperties: row["changedProperties"])
                 lastAuthor = author
                 lastDate = row["date"]
             }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The journal's encoding of an object's values before a change: `change_record.previousValues` (schema 4).
+/// The journal's encoding of an object's values before a change: `change_record.previousValues` (schema 5).
 ///
 /// Byte 0 is ``binaryFormat``, then the number of columns (a varint); then the row's columns in the order of
 /// its type's ``JournaledRow/journalColumns`` (the table's column order), each a tag byte and its payload:
@@ -16,7 +16,7 @@ import GRDB
 ///
 /// An encoding with fewer columns than the type has now (written before a migration added one) reads the
 /// missing ones as absent; bytes that don't hold the columns they announce are refused.
-/// Rows journaled before schema 4 hold JSON (they start with `{`); ``decode(_:from:)`` reads both. An
+/// Rows journaled before schema 5 hold JSON (they start with `{`); ``decode(_:from:)`` reads both. An
 /// asset's encoding is about a third of its JSON, and writing or reading one column of it costs a few
 /// hundred instructions instead of a JSON coder's tens of thousands.
 enum PreviousValues {
@@ -194,7 +194,7 @@ enum PreviousValues {
     /// - Complexity: a single pass over a binary encoding up to the last index; a full decode of a JSON one.
     static func values<Record: JournaledRow & Decodable>(at indexes: [Int], of type: Record.Type, in data: Data) -> [DatabaseValue]? {
         guard data.first == binaryFormat else {
-            // A row journaled before schema 4: decode it, then read its binary encoding.
+            // A row journaled before schema 5: decode it, then read its binary encoding.
             guard let row = try? JSONDecoder().decode(Record.self, from: data) else { return nil }
             var writer = Writer()
             let range = writer.append(row)
@@ -258,7 +258,7 @@ extension AssetRow: JournaledRow {
         "creationTimeZoneOffset", "modificationDate", "latitude", "longitude", "altitude", "duration", "isFavorite",
         "isHidden", "burstIdentifier", "representsBurst", "burstSelectionTypes", "sourceType", "hasAdjustments",
         "originalFilename", "uniformTypeIdentifier", "fileSize", "contentHash", "storage", "filePath", "addedDate",
-        "momentId",
+        "momentId", "adjustedContentHash",
     ]
 
     func writePreviousValues(to writer: inout PreviousValues.Writer) {
@@ -290,6 +290,7 @@ extension AssetRow: JournaledRow {
         writer.text(filePath)
         writer.real(addedDate)
         writer.integer(momentId)
+        writer.text(adjustedContentHash)
     }
 }
 

@@ -4,9 +4,26 @@ import GRDB
 /// Receives the library's changes (PhotoKit's `PHPhotoLibraryChangeObserver`).
 ///
 /// Held weakly by the library. Called once per committed transaction — made by this process or by another
-/// that opened the same library — in commit order, on one serial queue of the library.
+/// that opened the same library — in commit order: each call returns before the next one is made, so an
+/// observer never sees two changes at once, even across its own suspension points. Each observer has its
+/// own delivery task: a slow observer delays only itself.
+///
+/// The requirement is `async`, so an actor conforms with an ordinary (isolated) method, and a class with a
+/// synchronous one; neither needs `@unchecked Sendable`:
+///
+/// ```swift
+/// actor AlbumCounter: PhotoLibraryChangeObserver {
+///     var changedAlbums = 0
+///     func photoLibraryDidChange(_ change: Change) { … }
+/// }
+/// final class ChangeLog: PhotoLibraryChangeObserver {
+///     let tokens = Mutex<[ChangeToken]>([])
+///     func photoLibraryDidChange(_ change: Change) { tokens.withLock { $0.append(change.changeToken) } }
+/// }
+/// ```
 public protocol PhotoLibraryChangeObserver: AnyObject, Sendable {
-    func photoLibraryDidChange(_ change: Change)
+    /// Called with each committed transaction, in commit order, once the previous call returned.
+    func photoLibraryDidChange(_ change: Change) async
 }
 
 /// One committed transaction, as observers receive it (PhotoKit's `PHChange`).

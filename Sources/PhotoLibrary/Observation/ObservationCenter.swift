@@ -2,15 +2,23 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// Delivers committed transactions to observers and async streams, in commit order, on one serial queue.
+/// Delivers committed transactions to observers and async streams, in commit order.
 ///
 /// It wakes on every commit notification (see ``CommitNotifier``), reads the transactions committed since
 /// its last delivery and, in the same read, the state of every live fetch result it tracks (held weakly:
 /// every fetch result the library makes), so that ``Change/changeDetails(for:)-(FetchResult<Object>)`` can
 /// describe it however long the observer takes. Nothing is read while no one observes.
+///
+/// Rounds run on one serial queue and hand their changes, in order, to every stream and to each observer's
+/// inbox; one task per observer takes them from its inbox and awaits each call before the next, so an
+/// observer (an actor, too) gets every transaction once, in commit order, one at a time.
 final class ObservationCenter: Sendable {
     private struct WeakObserver {
         weak var observer: (any PhotoLibraryChangeObserver)?
+        /// Which registration this is: a delivery task ends when its own is gone (unregistered, or replaced
+        /// after the observer was released and another object took its identifier).
+        let registration: UInt64
+        let inbox: AsyncStream<Change>.Continuation
     }
 
     private struct WeakResult {
@@ -61,13 +69,38 @@ final class ObservationCenter: Sendable {
         return result
     }
 
+    /// Registers an observer (weakly) and starts its delivery task. Registering it again changes nothing.
     func register(_ observer: any PhotoLibraryChangeObserver) throws {
         try startIfNeeded()
-        state.withLock { $0.observers[ObjectIdentifier(observer)] = WeakObserver(observer: observer) }
+        let key = ObjectIdentifier(observer)
+        let (changes, inbox) = AsyncStream<Change>.makeStream(bufferingPolicy: .unbounded)
+        let (registration, replaced) = state.withLock { state -> (UInt64?, WeakObserver?) in
+            if state.observers[key]?.observer != nil { return (nil, nil) }
+            state.nextStreamID += 1
+            let replaced = state.observers.updateValue(
+                WeakObserver(observer: observer, registration: state.nextStreamID, inbox: inbox), forKey: key)
+            return (state.nextStreamID, replaced)
+        }
+        replaced?.inbox.finish()
+        guard let registration else { return inbox.finish() }
+        Task.detached { [weak self] in
+            for await change in changes {
+                guard let observer = self?.observer(key, registration: registration) else { return }
+                await observer.photoLibraryDidChange(change)
+            }
+        }
+    }
+
+    /// The observer of a registration, while it is registered and alive.
+    private func observer(_ key: ObjectIdentifier, registration: UInt64) -> (any PhotoLibraryChangeObserver)? {
+        state.withLock { state in
+            guard let entry = state.observers[key], entry.registration == registration else { return nil }
+            return entry.observer
+        }
     }
 
     func unregister(_ observer: any PhotoLibraryChangeObserver) {
-        state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
+        state.withLock { $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }?.inbox.finish()
     }
 
     func stream() throws -> AsyncStream<Change> {
@@ -105,6 +138,7 @@ final class ObservationCenter: Sendable {
         if let id = state.withLock({ $0.listener }) { notifier.removeListener(id) }
         state.withLock { state in
             for continuation in state.streams.values { continuation.finish() }
+            for entry in state.observers.values { entry.inbox.finish() }
         }
     }
 
@@ -145,16 +179,18 @@ final class ObservationCenter: Sendable {
         do {
             changes = try roundReader().read { db in try readRound(after: delivered, results: results, db) }
         } catch {
-            return  // The database can't be read now; the next notification (at most a second away) retries.
+            return  // The database can't be read now; the next notification (or re-check) retries.
         }
         guard let last = changes.last else { return }
-        let (observers, streams) = state.withLock { state in
+        let (inboxes, released, streams) = state.withLock { state in
             state.delivered = last.changeToken.sequence
+            let released = state.observers.filter { $0.value.observer == nil }
             state.observers = state.observers.filter { $0.value.observer != nil }
-            return (state.observers.values.compactMap(\.observer), Array(state.streams.values))
+            return (state.observers.values.map(\.inbox), released.values.map(\.inbox), Array(state.streams.values))
         }
+        for inbox in released { inbox.finish() }
         for change in changes {
-            for observer in observers { observer.photoLibraryDidChange(change) }
+            for inbox in inboxes { inbox.yield(change) }
             for stream in streams { stream.yield(change) }
         }
     }

@@ -1,6 +1,6 @@
 extension PhotoLibrary {
     /// Registers an observer, held weakly: it receives every transaction committed from now on, by this
-    /// process or another, in commit order, on one serial queue of the library.
+    /// process or another, once each, in commit order, one call at a time (see ``PhotoLibraryChangeObserver``).
     ///
     /// - Throws: a ``PhotoLibraryError`` when the library can't be read.
     public func register(_ observer: any PhotoLibraryChangeObserver) throws(PhotoLibraryError) {

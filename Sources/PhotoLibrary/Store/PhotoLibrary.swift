@@ -37,10 +37,15 @@ public final class PhotoLibrary: Sendable {
         /// The largest share of a fetch result that may be removed, inserted or moved for its change details
         /// to stay incremental (``FetchResultChangeDetails/hasIncrementalChanges``). Default 0.5.
         public var incrementalChangeLimit: Double
+        /// How often ``PhotoLibrary/waitForChanges(after:timeout:excludedAuthors:)`` and observers re-check the
+        /// library when no commit notification arrives: the safety net for a writer killed between its commit
+        /// and its notification, or a file system without inotify. Default 1 s; nil never re-checks (only
+        /// notifications wake them — what tests of the notifications set).
+        public var commitPollInterval: Duration?
 
         /// Makes options. A nil `retention` uses the policy stored in the library (30 days and 1,000,000
         /// transactions unless set otherwise); `busyTimeout` is in seconds. Journaling and durable commits are on,
-        /// and ``incrementalChangeLimit`` is 0.5.
+        /// ``incrementalChangeLimit`` is 0.5 and ``commitPollInterval`` 1 s.
         public init(createIfNeeded: Bool = true, retention: RetentionPolicy? = nil, busyTimeout: TimeInterval = 30) {
             self.createIfNeeded = createIfNeeded
             self.retention = retention
@@ -48,6 +53,7 @@ public final class PhotoLibrary: Sendable {
             self.durableCommits = true
             self.busyTimeout = busyTimeout
             self.incrementalChangeLimit = 0.5
+            self.commitPollInterval = CommitNotifier.defaultPollInterval
         }
     }
 
@@ -68,16 +74,31 @@ public final class PhotoLibrary: Sendable {
     /// The file name of the database inside the library directory.
     public static let databaseFileName = "Photos.sqlite"
 
-    /// `$XDG_DATA_HOME/photosync/Library.photosync`, else `~/.local/share/photosync/Library.photosync`.
-    public static var defaultURL: URL {
-        let environment = ProcessInfo.processInfo.environment
+    /// Where a library lives when none is named: the one rule the `photosync` command shares.
+    ///
+    /// 1. `$PHOTOSYNC_LIBRARY`, when set and not empty (a relative path is taken from the current directory);
+    /// 2. else `$XDG_DATA_HOME/photosync/Library.photosync`, when `XDG_DATA_HOME` is an absolute path (the XDG
+    ///    base directory specification ignores a relative one);
+    /// 3. else `~/.local/share/photosync/Library.photosync` (`~` is `$HOME`, else the user's home directory).
+    ///
+    /// Read from this process's environment each time it is asked for; see ``defaultURL(environment:)``.
+    public static var defaultURL: URL { defaultURL(environment: ProcessInfo.processInfo.environment) }
+
+    /// The library ``defaultURL`` names for an environment: the same rule, applied to `environment` instead of
+    /// this process's.
+    public static func defaultURL(environment: [String: String]) -> URL {
+        if let path = environment["PHOTOSYNC_LIBRARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        }
         let dataHome: URL
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             dataHome = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            dataHome = URL(fileURLWithPath: home, isDirectory: true).appending(path: ".local/share", directoryHint: .isDirectory)
         } else {
-            dataHome = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share")
+            dataHome = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share", directoryHint: .isDirectory)
         }
-        return dataHome.appending(path: "photosync/Library.photosync", directoryHint: .isDirectory)
+        return dataHome.appending(path: "photosync/Library.photosync", directoryHint: .isDirectory).standardizedFileURL
     }
 
     /// Opens the library at `url`, creating it when the directory is missing or empty, and applies pending
@@ -163,7 +184,7 @@ public final class PhotoLibrary: Sendable {
         do { try originalsStore.prepare() } catch {
             throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
         }
-        notifier = CommitNotifier(libraryDirectory: url)
+        notifier = CommitNotifier(libraryDirectory: url, pollInterval: options.commitPollInterval)
         observation = ObservationCenter(
             database: database, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }

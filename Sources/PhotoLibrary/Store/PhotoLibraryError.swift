@@ -28,7 +28,10 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidRequest(String)
     /// A property value that can't be stored (a location off the globe, a negative size…).
     case invalidValue(property: String, reason: String)
-    /// A change request made outside `performChanges`, or a request of one block used in another.
+    /// A change request used outside the change block it belongs to: kept after its block and used in another,
+    /// or used from a task or thread the block started. The block it was used in fails with this error (and
+    /// commits nothing); where no block is left to fail — a request made outside any block, or used after
+    /// its block returned — the process traps naming it, as PhotoKit raises an exception.
     case notInChangeBlock
     /// A file given to the library could not be read.
     case fileUnreadable(path: String, reason: String)
@@ -80,6 +83,37 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// Whether the error says that the history no longer reaches a stored change token, so that the only way
+    /// forward is a full resync: ``PhotoLibrary/fetchCurrentState()``, then continue from its `changeToken`.
+    ///
+    /// True for ``persistentChangeTokenExpired(oldestValidToken:)`` (3105),
+    /// ``changeTokenFromAnotherLibrary(tokenLibrary:library:)`` (9101),
+    /// ``changeTokenAheadOfLibrary(tokenSequence:currentSequence:)`` (9102) and
+    /// ``undecodableChangeToken(reason:)`` (9103); false for every other error, which a resync would not cure.
+    ///
+    /// Test it inside a plain `catch` rather than with a pattern: swiftc 6.3.1 crashes on
+    /// `catch PhotoLibraryError.persistentChangeTokenExpired(let token)` (and on `catch let e as
+    /// PhotoLibraryError`) in some async functions whose `do` body throws only this type:
+    ///
+    /// ```swift
+    /// do throws(PhotoLibraryError) {
+    ///     let changes = try library.fetchPersistentChanges(since: token)
+    ///     // …
+    /// } catch {
+    ///     guard error.requiresResync else { throw error }
+    ///     let state = try library.fetchCurrentState()
+    /// }
+    /// ```
+    public var requiresResync: Bool {
+        switch self {
+        case .persistentChangeTokenExpired, .changeTokenFromAnotherLibrary, .changeTokenAheadOfLibrary,
+            .undecodableChangeToken:
+            true
+        default:
+            false
+        }
+    }
+
     public var description: String {
         switch self {
         case .notALibrary(let path, let reason): "\(path) is not a photosync library: \(reason)"
@@ -93,7 +127,7 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .cyclicCollectionList(let id, let parent): "moving \(id) into \(parent) would make a cycle"
         case .invalidRequest(let why): "invalid change request: \(why)"
         case .invalidValue(let property, let reason): "invalid value for \(property): \(reason)"
-        case .notInChangeBlock: "change requests can only be made inside performChanges"
+        case .notInChangeBlock: "a change request was used outside its change block; make and use requests only inside performChanges, on the block's thread"
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .notEnoughSpace: "not enough space on the library's storage; nothing was committed"
         case .invalidPredicate(let message, _): message

@@ -33,6 +33,8 @@ struct AssetRow: Codable, Hashable, Sendable, FetchableRecord, MutablePersistabl
     var filePath: String?
     var addedDate: Double
     var momentId: Int64?
+    /// The rendered edit's content hash in the store (`Schema/0004_adjustments.sql`); nil when unedited.
+    var adjustedContentHash: String?
 
     /// The public properties that differ between two states of one asset (bookkeeping columns excluded).
     func changedProperties(since old: AssetRow) -> AssetProperties {
@@ -62,7 +64,9 @@ struct AssetRow: Codable, Hashable, Sendable, FetchableRecord, MutablePersistabl
         {
             changed.insert(.resource)
         }
-        if fileSize != old.fileSize || contentHash != old.contentHash { changed.insert(.content) }
+        if fileSize != old.fileSize || contentHash != old.contentHash || adjustedContentHash != old.adjustedContentHash {
+            changed.insert(.content)
+        }
         return changed
     }
 }

@@ -1,13 +1,21 @@
 // A writer process for the cross-process and crash tests (not shipped).
 //
+//   LibraryWriter default-url                PhotoLibrary.defaultURL, as this process's environment makes it
 //   LibraryWriter LIBRARY commit-loop SEED   random change blocks forever; prints each new token once durable
 //   LibraryWriter LIBRARY commit N           N small commits, then exits
+//   LibraryWriter LIBRARY use-after-block 0        a request kept after its block, then used: must trap
+//   LibraryWriter LIBRARY task-after-block 0       a request used by a task of its block once the block returned: must trap
+//   LibraryWriter LIBRARY request-outside-block 0  a request made outside any block: must trap
 import Foundation
 import LibraryTestSupport
 import PhotoLibrary
 
 func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let arguments = CommandLine.arguments
+if arguments.count == 2 && arguments[1] == "default-url" {
+    emit(PhotoLibrary.defaultURL.path)
+    exit(0)
+}
 guard arguments.count >= 4 else {
     FileHandle.standardError.write(Data("usage: LibraryWriter LIBRARY (commit-loop SEED | commit N)\n".utf8))
     exit(2)
@@ -32,6 +40,17 @@ case "commit":
         }
         emit(try library.currentChangeToken.stringValue)
     }
+case "use-after-block":
+    var kept: AssetChangeRequest?
+    try library.performChangesAndWait(author: "writer") { kept = Misuse.makeAsset() }
+    kept!.isFavorite = true
+    exit(0)
+case "task-after-block":
+    try Misuse.useFromATaskAfterTheBlock(library)
+    exit(0)
+case "request-outside-block":
+    _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "outside")
+    exit(0)
 default:
     exit(2)
 }

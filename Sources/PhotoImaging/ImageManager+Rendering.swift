@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ImageManager {
+    /// The final result from the rendition cache, when it is there: the exact rendition, or with
+    /// ``ResizeMode/fast`` one whose sides are 1–2× the exact ones.
+    func cachedFinal(source: AssetSource, spec: RenderSpec, options: ImageRequestOptions) -> RenderOutcome? {
+        guard options.allowsCaching, let hash = source.contentHash else { return nil }
+        let key = RenditionKey(contentHash: hash, spec: spec)
+        if let image = cache.lookup(key) { return RenderOutcome(image: image, source: .renditionCache) }
+        guard spec.resizeMode == .fast, let exact = expectedSize(source: source, spec: spec) else { return nil }
+        let image = cache.lookupSibling(of: key) { size in
+            size.width >= exact.width && size.height >= exact.height && size.width <= 2 * exact.width
+                && size.height <= 2 * exact.height
+        }
+        return image.map { RenderOutcome(image: $0, source: .renditionCache) }
+    }
+
+    /// The exact size of the final result, computed from the size the library recorded (nil when unknown).
+    func expectedSize(source: AssetSource, spec: RenderSpec) -> PixelSize? {
+        guard source.displayedSize.width > 0, source.displayedSize.height > 0 else { return nil }
+        return try? spec.geometry(for: source.displayedSize).outputSize
+    }
+
+    /// Renders the final result from the file, on the calling thread, and stores it in the cache.
+    func renderFinal(
+        source: AssetSource, spec: RenderSpec, options: ImageRequestOptions, control: RenderControl
+    ) throws(ImageError) -> RenderOutcome {
+        try control.check()
+        return try countingRender { () throws(ImageError) in
+            let image = source.isVideo
+                ? try VideoPoster.render(path: source.path, spec: spec, control: control)
+                : try RenderPipeline.render(path: source.path, spec: spec, control: control)
+            try control.check()
+            if options.allowsCaching, let hash = source.contentHash, fileStillMatches(source) {
+                // A cache that can't be written costs time, never the result.
+                try? cache.store(image, for: RenditionKey(contentHash: hash, spec: spec))
+            }
+            return RenderOutcome(image: image, source: .rendered)
+        }
+    }
+
+    /// Whether the file still has the size the library recorded with its hash: a file rewritten since
+    /// (and not yet mirrored) must not be cached under its old hash.
+    private func fileStillMatches(_ source: AssetSource) -> Bool {
+        var status = stat()
+        guard stat(source.path, &status) == 0 else { return false }
+        return source.fileSize <= 0 || Int64(status.st_size) == source.fileSize
+    }
+
+    /// The final result: from the cache, else rendered once for all concurrent requests.
+    func finalResult(
+        source: AssetSource, spec: RenderSpec, options: ImageRequestOptions, priority: RenderPriority,
+        progress: (@Sendable (Double) -> Void)?
+    ) async throws(ImageError) -> RenderOutcome {
+        if let cached = cachedFinal(source: source, spec: spec, options: options) { return cached }
+        let key = source.contentHash.map { RenditionKey(contentHash: $0, spec: spec).canonical }
+            ?? "path:\(source.path)|\(RenditionKey(contentHash: "-", spec: spec).canonical)"
+        return try await renders.render(key: key, priority: priority, progress: progress) { [self] control throws(ImageError) in
+            if let cached = cachedFinal(source: source, spec: spec, options: options) { return cached }
+            return try renderFinal(source: source, spec: spec, options: options, control: control)
+        }
+    }
+
+    /// A degraded result: a smaller cached rendition of the same kind, else the file's embedded thumbnail;
+    /// nil when there is neither.
+    func degradedResult(source: AssetSource, spec: RenderSpec, options: ImageRequestOptions) async throws(ImageError)
+        -> RenderOutcome?
+    {
+        if options.allowsCaching, let hash = source.contentHash {
+            let key = RenditionKey(contentHash: hash, spec: spec)
+            let exact = expectedSize(source: source, spec: spec) ?? spec.target
+            if let image = cache.lookupSibling(of: key, accepting: { size in
+                guard let exact else { return true }
+                return size.width * size.height < exact.width * exact.height
+            }) {
+                return RenderOutcome(image: image, source: .renditionCache)
+            }
+        }
+        guard !source.isVideo else { return nil }
+        let control = RenderControl()
+        let image = try await pool.perform(priority: .userInitiated, control: control) { () throws(ImageError) in
+            try RenderPipeline.renderEmbeddedThumbnail(path: source.path, spec: spec, control: control)
+        }
+        return image.map { RenderOutcome(image: $0, source: .embeddedThumbnail) }
+    }
+}

@@ -1,0 +1,122 @@
+public import PhotoLibrary
+import Synchronization
+
+/// Progress of a pre-render (see ``ImageManager/prerenderRenditions(of:sizes:contentMode:format:concurrency:)``).
+public struct PrerenderProgress: Sendable, Equatable {
+    /// Assets in the run.
+    public let total: Int
+    /// Assets done (rendered, already cached, or failed).
+    public let completed: Int
+    /// Renditions rendered by this run.
+    public let rendered: Int
+    /// Renditions found in the cache already (a run resumed, or assets rendered before).
+    public let alreadyCached: Int
+    /// Assets that could not be rendered (damaged files, missing files…), with the last such error.
+    public let failed: Int
+    public let lastError: ImageError?
+
+    /// `completed / total`, 1 for an empty run.
+    public var fractionCompleted: Double { total == 0 ? 1 : Double(completed) / Double(total) }
+}
+
+extension ImageManager {
+    /// The standard sizes the daemon pre-renders: 256 and 1440 pixels, fit.
+    public static let standardRenditionSizes = [PixelSize(square: 256), PixelSize(square: 1440)]
+
+    /// Renders the renditions of `assets` into the cache at low priority (requests go first), and reports
+    /// progress after each asset. Resumable: renditions already cached are skipped, so a run stopped and
+    /// started again continues where it was. Cancel the iterating task to stop it. Damaged or missing files
+    /// are counted and skipped, never fatal.
+    ///
+    /// - Parameters:
+    ///   - assets: any collection of assets; a ``FetchResult`` is read lazily, in batches.
+    ///   - concurrency: how many assets render at once (default: the manager's render limit).
+    /// - Complexity: memory is bounded by `concurrency` renders, whatever the number of assets.
+    public func prerenderRenditions<Assets: RandomAccessCollection & Sendable>(
+        of assets: Assets, sizes: [PixelSize] = ImageManager.standardRenditionSizes,
+        contentMode: ContentMode = .aspectFit, format: ImageOutputFormat = .jpeg(quality: 85),
+        concurrency: Int? = nil
+    ) -> AsyncStream<PrerenderProgress> where Assets.Element == Asset, Assets.Index == Int {
+        let workers = max(1, concurrency ?? configuration.maximumConcurrentRenders)
+        let (stream, continuation) = AsyncStream.makeStream(of: PrerenderProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [self] in
+            let tally = PrerenderTally(total: assets.count)
+            let next = PrerenderTally.Cursor()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<workers {
+                    group.addTask { [self] in
+                        while !Task.isCancelled {
+                            let index = next.take()
+                            guard index < assets.count else { return }
+                            let asset = assets[assets.startIndex + index]
+                            let outcome = await prerender(asset, sizes: sizes, contentMode: contentMode, format: format)
+                            continuation.yield(tally.record(outcome))
+                        }
+                    }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Renders one asset's renditions: how many were rendered and found cached, or the error.
+    private func prerender(
+        _ asset: Asset, sizes: [PixelSize], contentMode: ContentMode, format: ImageOutputFormat
+    ) async -> Result<(rendered: Int, cached: Int), ImageError> {
+        do throws(ImageError) {
+            let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact, outputFormat: format)
+            let source = try resolveSource(of: asset, version: .current)
+            var rendered = 0, cached = 0
+            for size in sizes {
+                let spec = spec(size, contentMode, options)
+                if let hash = source.contentHash, cache.contains(RenditionKey(contentHash: hash, spec: spec)) {
+                    cached += 1
+                    continue
+                }
+                _ = try await finalResult(source: source, spec: spec, options: options, priority: .background, progress: nil)
+                rendered += 1
+            }
+            return .success((rendered, cached))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The running totals of a pre-render.
+private final class PrerenderTally: Sendable {
+    /// Hands out asset indexes to the workers, each once.
+    final class Cursor: Sendable {
+        private let next = Mutex(0)
+        func take() -> Int { next.withLock { value in defer { value += 1 }; return value } }
+    }
+
+    private struct Counts {
+        var completed = 0, rendered = 0, cached = 0, failed = 0
+        var lastError: ImageError?
+    }
+
+    private let total: Int
+    private let counts = Mutex(Counts())
+
+    init(total: Int) { self.total = total }
+
+    func record(_ outcome: Result<(rendered: Int, cached: Int), ImageError>) -> PrerenderProgress {
+        counts.withLock { counts in
+            counts.completed += 1
+            switch outcome {
+            case .success(let done):
+                counts.rendered += done.rendered
+                counts.cached += done.cached
+            case .failure(let error):
+                counts.failed += 1
+                counts.lastError = error
+            }
+            return PrerenderProgress(
+                total: total, completed: counts.completed, rendered: counts.rendered, alreadyCached: counts.cached,
+                failed: counts.failed, lastError: counts.lastError)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import FetchPredicate
+import Foundation
+import PhotoLibrary
+import PhotosyncWire
+
+/// An album named on the command line: by local identifier, the path of the mirrored directory it stands
+/// for (relative to the mirrored folder — `.` for the folder itself — or absolute), or a unique prefix of an
+/// identifier. Smart albums and moments are found by identifier too.
+enum AlbumArgument {
+    /// - Throws: ``CommandFailure`` `notFound` when nothing matches, or a prefix matches several.
+    static func resolve(_ text: String, in library: PhotoLibrary) throws -> AssetCollection {
+        if let exact = try collections(FetchFilter(AssetCollection.localIdentifier == text), in: library).first { return exact }
+        let paths = try MirrorPaths(library: library, includeDirectories: true)
+        let directory = text.hasPrefix("/") ? URL(fileURLWithPath: text).standardizedFileURL.path : text
+        if let identifier = paths.album(ofDirectory: directory),
+            let album = try collections(FetchFilter(AssetCollection.localIdentifier == identifier), in: library).first
+        {
+            return album
+        }
+        let matches = try collections(FetchFilter(AssetCollection.localIdentifier.beginsWith(text)), in: library)
+        if matches.count == 1 { return matches[0] }
+        if matches.count > 1 {
+            throw CommandFailure(code: "notFound", "'\(text)' is the start of \(matches.count) album identifiers: give more of it")
+        }
+        throw CommandFailure(code: "notFound", "no album with the identifier or mirrored directory '\(text)' (`photosync albums` lists them)")
+    }
+
+    /// Albums, smart albums and moments matching `filter`.
+    private static func collections(_ filter: FetchFilter, in library: PhotoLibrary) throws -> [AssetCollection] {
+        var found: [AssetCollection] = []
+        for type in [AssetCollectionType.album, .smartAlbum, .moment] {
+            found += Array(try library.fetchAssetCollections(with: type, options: FetchOptions(predicate: filter)))
+        }
+        return found
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import PhotoLibrary
+
+/// The options every command takes, before or after its name (`photosync --library L status` and
+/// `photosync status --library L` are the same call). The root command declares the same group: it parses
+/// these options wherever they are, and each subcommand receives the root's values.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The library directory (default: $PHOTOSYNC_LIBRARY, else $XDG_DATA_HOME/photosync/Library.photosync).",
+        valueName: "path"))
+    var library: String?
+
+    @Flag(name: .long, help: "Machine-readable output: JSON (JSON Lines for lists); errors as JSON on stderr.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Say more: photosync's debug log, every file a pass left out.")
+    var verbose = false
+
+    @Flag(name: .shortAndLong, help: "Say only what was asked for, and errors (no warnings, no progress).")
+    var quiet = false
+
+    func validate() throws {
+        if verbose && quiet { throw ValidationError("use --verbose or --quiet, not both") }
+        if let library, library.isEmpty { throw ValidationError("--library needs a path") }
+    }
+
+    /// The library's location: `--library`, else ``PhotoLibrary/defaultURL`` (the one rule, documented there).
+    var libraryURL: URL {
+        if let library { return URL(fileURLWithPath: library).standardizedFileURL }
+        return PhotoLibrary.defaultURL
+    }
+
+    /// Prints a progress or summary line to stderr unless `--quiet`.
+    func say(_ line: String) {
+        guard !quiet else { return }
+        Output.error(line)
+    }
+}

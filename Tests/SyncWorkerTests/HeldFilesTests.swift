@@ -1,0 +1,74 @@
+import Foundation
+import PhotoLibrary
+import Synchronization
+import Testing
+
+@testable import SyncWorker
+
+/// Files a watch round finds gone are held while paths pending when they vanished are still to come.
+@Suite("Sync worker: files held by the watcher")
+struct HeldFilesTests {
+    @Test("A file moved out of the tree and back in elsewhere, inside one settle window: the same asset (its removal waits for the arrival)")
+    func outAndBackIn() async throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("b.jpg", Media.jpeg(2))
+        let outside = box.base.appending(path: "outside.jpg").path
+        let mirror = try box.mirror()  // settle 1 s
+        try await whileWatching(mirror) {
+            try await mirror.sync()
+            let before = try box.assetsByPath().mapValues(\.localIdentifier)
+            let token = try box.library.currentChangeToken
+            #expect(rename(box.path("a.jpg"), outside) == 0)
+            try await Task.sleep(for: .milliseconds(400))  // the gap under test: out, then back in
+            try FileManager.default.createDirectory(at: box.root.appending(path: "Back"), withIntermediateDirectories: true)
+            #expect(rename(outside, box.path("Back/a.jpg")) == 0)
+            let reached = try await eventually { try box.mirrorsPaths(["Back/a.jpg", "b.jpg"]) }
+            #expect(reached)
+            try await mirror.sync()
+            #expect(try box.assetsByPath()["Back/a.jpg"]?.localIdentifier == before["a.jpg"])
+            let journal = try AssetJournal(box.library, since: token)
+            #expect(journal.deleted.isEmpty && journal.inserted.isEmpty, "\(journal)")
+        }
+    }
+
+    @Test("A deletion is not held for ever: committed once nothing pending can claim it")
+    func deletionCommitted() async throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("b.jpg", Media.jpeg(2))
+        let mirror = try box.mirror { $0.settleInterval = .milliseconds(200) }
+        try await whileWatching(mirror) {
+            try await mirror.sync()
+            box.remove("a.jpg")
+            // No barrier: the watcher's own rounds commit it, once nothing pending can claim it — well before the
+            // hold's upper bound (10 s here), which only perpetual activity elsewhere reaches.
+            #expect(try await eventually(timeout: .seconds(8)) { try box.mirrorsPaths(["b.jpg"]) })
+        }
+    }
+
+    @Test("Deletions held over several rounds count together in the mass-deletion check when they are released")
+    func heldDeletionsCountTogether() async throws {
+        let box = try Sandbox()
+        for index in 0..<20 { box.write("p\(index).jpg", Media.jpeg(index)) }
+        let log = EventLog()
+        let mirror = try box.mirror { $0.settleInterval = .milliseconds(200) }
+        try await whileWatching(mirror, log: log) {
+            try await mirror.sync()
+            // A writer keeps a file open (pending) while photos are deleted, five at a time, a round apart.
+            let writer = try #require(FileHandle(forWritingAtPath: { box.write("slow.jpg", []); return box.path("slow.jpg") }()))
+            try writer.write(contentsOf: Data(Media.jpeg(100)))
+            for batch in 0..<3 {
+                for index in (batch * 5)..<(batch * 5 + 5) { box.remove("p\(index).jpg") }
+                try await Task.sleep(for: .milliseconds(400))  // the gap under test: each batch has its own round
+            }
+            #expect(try box.assets().count == 20, "deleted while the writer's file was pending")
+            try writer.close()
+            let refused = await eventually {
+                log.events.withLock { $0.contains { if case .massDeletionRefused(15, 20) = $0 { true } else { false } } }
+            }
+            #expect(refused, "\(log.events.withLock { $0 })")
+            #expect(try box.assets().count >= 20)
+        }
+    }
+}
