@@ -55,15 +55,20 @@ func details(rounds: Int, incremental: Bool, measured: Bool = true, timed: Bool 
         guard measured else { continue }
         let began = ContinuousClock.now
         if markSystemCalls { _ = access("/profiled-begin", F_OK) }  // Markers for strace.
-        guard let details = try profiledDetails(library, after: start, result), details.changedIndexes.count == 10,
+        // The first `warmUp` rounds run outside the counted function (PROFILE_WARMUP: a profile of the steady
+        // state, without the first round's statement preparation and page loads).
+        let round = durations.count
+        let details = round < warmUp
+            ? try library.readChanges(after: start).last?.changeDetails(for: result) : try profiledDetails(library, after: start, result)
+        guard let details, details.changedIndexes.count == 10,
             details.fetchResultAfterChanges.count == result.count
         else { fatalError("unexpected details") }
         if markSystemCalls { _ = access("/profiled-end", F_OK) }
         durations.append(ContinuousClock.now - began)
         result = details.fetchResultAfterChanges
     }
-    if timed, !durations.isEmpty {
-        let sorted = durations.sorted()
+    if timed, durations.count > warmUp {
+        let sorted = durations.dropFirst(warmUp).sorted()
         print("rounds \(sorted.count): min \(sorted[0]), median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
     }
     let assets = try library.fetchAssets(withLocalIdentifiers: Array(original.keys))
@@ -88,11 +93,11 @@ func floor(rounds: Int) throws {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "floor")
         }
         let began = ContinuousClock.now
-        let changes = try profiledFloor(library, after: start)
+        let changes = durations.count < warmUp ? try library.readChanges(after: start) : try profiledFloor(library, after: start)
         durations.append(ContinuousClock.now - began)
         precondition(changes.last?.changeDetails(for: result) == nil)
     }
-    let sorted = durations.sorted()
+    let sorted = durations.dropFirst(warmUp).sorted()
     print("rounds \(sorted.count): min \(sorted[0]), median \(sorted[sorted.count / 2]), max \(sorted[sorted.count - 1])")
 }
 
@@ -109,6 +114,8 @@ func commits(_ count: Int, journaling: Bool) throws {
 /// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
 /// `strace -f` shows which system calls it makes.
 let markSystemCalls = ProcessInfo.processInfo.environment["PROFILE_MARKS"] != nil
+/// With PROFILE_WARMUP=K, the first K rounds of `details` and `details-floor` aren't counted by callgrind (nor timed).
+let warmUp = ProcessInfo.processInfo.environment["PROFILE_WARMUP"].flatMap { Int($0) } ?? 0
 
 let arguments = CommandLine.arguments.dropFirst()
 let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 10

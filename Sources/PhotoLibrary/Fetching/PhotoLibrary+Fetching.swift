@@ -27,7 +27,8 @@ struct FetchQuery: Sendable {
 extension PhotoLibrary {
     /// The journal's last sequence number (0 before the first commit): the position of a read.
     static func journalSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'")) ?? 0
+        // Read through SQLite's C API: every delivery round starts with it.
+        try RawQuery(db, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").int64() ?? 0
     }
 
     // MARK: Assets

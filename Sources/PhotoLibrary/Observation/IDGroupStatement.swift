@@ -43,7 +43,7 @@ struct IDGroupStatement {
         while !remaining.isEmpty {
             // Bindings can only change on a reset statement.
             let code = sqlite3_reset(sqlite)
-            guard code == SQLITE_OK else { throw error(code) }
+            guard code == SQLITE_OK else { throw RawQuery.error(code, statement) }
             var parameter: Int32 = 1
             for id in remaining.prefix(Self.arity) {
                 sqlite3_bind_int64(sqlite, parameter, id)
@@ -54,18 +54,7 @@ struct IDGroupStatement {
                 parameter += 1
             }
             remaining = remaining.dropFirst(Self.arity)
-            while true {
-                let code = sqlite3_step(sqlite)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw error(code) }
-                try body(sqlite)
-            }
+            try RawQuery.step(statement, body)
         }
-    }
-
-    private func error(_ code: Int32) -> DatabaseError {
-        DatabaseError(
-            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement))),
-            sql: statement.sql)
     }
 }

@@ -118,6 +118,7 @@ struct IncrementalFetch: Sendable {
             try Self.checkRetained(after: start, db)
             let touched = try TouchedAssets(
                 from: start, through: end, sortProperties: sortProperties, limit: Self.maximumTouched(count: before.count), db)
+            guard !touched.ids.isEmpty else { return IncrementalUpdate(unchanged: before) }
             let now = try currentKeys(of: touched.ids, db)
             let old = try keysAtStart(touched, now: now)
             var search = KeySearch(fetch: self, before: before, touched: touched, old: old, db)
@@ -130,7 +131,7 @@ struct IncrementalFetch: Sendable {
 
     /// Throws ``Unmaintainable`` when the records after `start` are no longer all kept.
     private static func checkRetained(after start: Int64, _ db: Database) throws {
-        let floor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT floor FROM change_journal WHERE id = 1")) ?? 0
+        let floor = try RawQuery(db, "SELECT floor FROM change_journal WHERE id = 1").int64() ?? 0
         guard start >= floor else { throw Unmaintainable() }
     }
 

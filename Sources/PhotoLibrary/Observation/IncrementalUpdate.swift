@@ -6,6 +6,13 @@ struct IncrementalUpdate: Sendable {
     /// The keys after the round (the before keys' storage with a patch).
     let after: FetchResultKeyList
 
+    /// The update of a round that touched none of the result's assets.
+    init(unchanged keys: FetchResultKeyList) {
+        diff = IndexDiff.assembled(
+            beforeCount: keys.count, afterCount: keys.count, removedIndexes: [], insertedIndexes: [], moves: [], changedIndexes: [])
+        after = keys
+    }
+
     /// Step 5 of ``IncrementalFetch``: the details, from where the touched assets were and where the members
     /// go. The untouched assets form a chain, in the same relative order before and after, that only the
     /// touched assets present in both cut into: the minimal moves come from ``ChainMoves``.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// Delivers committed transactions to observers and async streams, in commit order.
@@ -162,22 +163,53 @@ final class ObservationCenter: Sendable {
         }
     }
 
+    /// Runs `body` in a read transaction of the round reader. The transaction is begun and ended by statements
+    /// prepared once (GRDB's `read` prepares both every time, a tenth of the cost of a round that touches
+    /// little).
+    private func inRoundTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try roundReader().inDatabase { db in
+            // A transaction left open (a failed COMMIT and ROLLBACK) would read an old snapshot: end it first.
+            if db.isInsideTransaction { try RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in } }
+            try RawQuery(db, "BEGIN DEFERRED TRANSACTION").forEachRow { _ in }
+            defer {
+                // A read transaction: nothing to keep or lose. Should COMMIT fail, ROLLBACK ends it.
+                if (try? RawQuery(db, "COMMIT TRANSACTION").forEachRow { _ in }) == nil {
+                    try? RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in }
+                }
+            }
+            return try body(db)
+        }
+    }
+
     /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
     /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
     func readChanges(after sequence: Int64) throws -> [Change] {
-        let results = state.withLock { $0.results.values.compactMap(\.result) }
-        return try roundReader().read { db in try readRound(after: sequence, results: results, db) }
+        try inRoundTransaction { db in try readRound(after: sequence, results: liveResults(), db) }
+    }
+
+    /// The tracked results still alive; the entries of released ones are dropped on the way.
+    private func liveResults() -> [any TrackedFetchResult] {
+        state.withLock { state in
+            var live: [any TrackedFetchResult] = []
+            state.results = state.results.filter { entry in
+                guard let result = entry.value.result else { return false }
+                live.append(result)
+                return true
+            }
+            state.trackedSinceSweep = 0
+            return live
+        }
     }
 
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
     private func deliver() {
-        let (delivered, hasAudience, results) = state.withLock { state in
-            (state.delivered ?? 0, !state.observers.isEmpty || !state.streams.isEmpty, state.results.values.compactMap(\.result))
+        let (delivered, hasAudience) = state.withLock { state in
+            (state.delivered ?? 0, !state.observers.isEmpty || !state.streams.isEmpty)
         }
         guard hasAudience else { return }
         let changes: [Change]
         do {
-            changes = try roundReader().read { db in try readRound(after: delivered, results: results, db) }
+            changes = try inRoundTransaction { db in try readRound(after: delivered, results: liveResults(), db) }
         } catch {
             return  // The database can't be read now; the next notification (or re-check) retries.
         }
@@ -195,61 +227,69 @@ final class ObservationCenter: Sendable {
         }
     }
 
+    /// The journal after a position, as a round reads it.
+    private struct JournalRead {
+        var transactions: [(sequence: Int64, author: String, date: Double)] = []
+        /// The records of each transaction.
+        var records: [Int64: [JournalRecord]] = [:]
+        /// Every object the records touch: whether its last record deletes it, and whether any changed its content.
+        var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
+    }
+
+    /// Reads what was committed after `delivered`, with the details of every result of `results` that the
+    /// round changes; empty when nothing was.
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
         let end = try PhotoLibrary.journalSequence(db)
         guard end > delivered else { return [] }
-        // Statements prepared once per connection; columns read by position.
-        let transactions = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq"), arguments: [delivered])
-        guard !transactions.isEmpty else { return [] }
-        var records: [Int64: [JournalRecord]] = [:]
-        var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
-        let cursor = try Row.fetchCursor(
-            db.cachedStatement(sql: """
-                SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
-                FROM change_record WHERE seq > ? ORDER BY seq
-                """),
-            arguments: [delivered])
-        while let row = try cursor.next() {
-            guard let type = ObjectType(rawValue: row[1]), let kind = ChangeKind(rawValue: row[4]) else { continue }
+        let journal = try Self.readJournal(after: delivered, db)
+        guard let last = journal.transactions.last else { return [] }
+        let context = try deliveryContext(journal, after: delivered, through: end, results: results, db)
+        return journal.transactions.map { transaction in
+            Change(
+                changeToken: ChangeToken(
+                    libraryIdentity: identity, sequence: transaction.sequence, stamp: ChangeToken.stamp(forDate: transaction.date)),
+                author: transaction.author, date: Date(timeIntervalSince1970: transaction.date),
+                records: journal.records[transaction.sequence] ?? [],
+                context: transaction.sequence == last.sequence ? context : nil)
+        }
+    }
+
+    /// The transactions and records after `delivered` (their previous values left out), read through SQLite's
+    /// C API.
+    private static func readJournal(after delivered: Int64, _ db: Database) throws -> JournalRead {
+        var journal = JournalRead()
+        try RawQuery(db, "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq").forEachRow(delivered) { row in
+            journal.transactions.append((sqlite3_column_int64(row, 0), RawQuery.text(row, 1), sqlite3_column_double(row, 2)))
+        }
+        guard !journal.transactions.isEmpty else { return journal }
+        let records = try RawQuery(db, """
+            SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
+            FROM change_record WHERE seq > ? ORDER BY seq
+            """)
+        try records.forEachRow(delivered) { row in
+            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
+                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 4)))
+            else { return }
             let record = JournalRecord(
-                objectType: type, objectID: row[2], localIdentifier: row[3], kind: kind,
-                changedProperties: row[5], contentChanged: row[6], previousValues: nil)
-            records[row[0], default: []].append(record)
+                objectType: type, objectID: sqlite3_column_int64(row, 2), localIdentifier: RawQuery.text(row, 3), kind: kind,
+                changedProperties: Int(sqlite3_column_int64(row, 5)), contentChanged: sqlite3_column_int64(row, 6) != 0,
+                previousValues: nil)
+            journal.records[sqlite3_column_int64(row, 0), default: []].append(record)
             let key = ObjectKey(type: type, rowID: record.objectID)
-            let previous = touched[key] ?? (false, false)
-            touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
+            let contentChanged = journal.touched[key]?.contentChanged ?? false
+            journal.touched[key] = (kind == .deleted, contentChanged || record.contentChanged)
         }
-        // Results followed incrementally: once per state (chain and sequence).
-        var incremental: [DeliveryContext.ResultState: IncrementalUpdate] = [:]
-        var unmaintainable: Set<DeliveryContext.ResultState> = []
-        let maintains = maintainsIncrementally.load(ordering: .relaxed)
-        // The state of every other tracked fetch at the end of the round, once per chain of results.
-        var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
-        // Chains followed incrementally: their end state, for a result of theirs made after this round was
-        // read (a successor produced by an earlier round's details, once this round is already read).
-        var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
-        for result in results where result.sequence < end && result.chain.requery != nil {
-            let id = ObjectIdentifier(result.chain)
-            if maintains, let fetch = result.chain.incremental {
-                let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
-                if let update = incremental[state] {
-                    followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
-                    continue
-                }
-                if !unmaintainable.contains(state) {
-                    if let update = try fetch.update(result.keyList, from: result.sequence, through: end, db) {
-                        incremental[state] = update
-                        followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
-                        continue
-                    }
-                    unmaintainable.insert(state)
-                }
-            }
-            oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
-        }
+        return journal
+    }
+
+    /// What the round's last change needs to describe every tracked result and touched object as they are at
+    /// `end`.
+    private func deliveryContext(
+        _ journal: JournalRead, after delivered: Int64, through end: Int64, results: [any TrackedFetchResult], _ db: Database
+    ) throws -> DeliveryContext {
+        let (incremental, followed, oldest) = try followResults(results, through: end, db)
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
-        let round = (start: delivered, records: records)
+        let round = (start: delivered, records: journal.records)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
                 after: FetchResultKeyList(try entry.chain.requery!(db)),
@@ -263,20 +303,47 @@ final class ObservationCenter: Sendable {
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
         // result's objects, so that a delivery costs nothing for objects no one asks about.
         var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
-        for (key, facts) in touched {
+        objects.reserveCapacity(journal.touched.count)
+        for (key, facts) in journal.touched {
             objects[key] = DeliveryContext.ObjectUpdate(deleted: facts.deleted, contentChanged: facts.contentChanged)
         }
-        let context = DeliveryContext(
+        return DeliveryContext(
             sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
             database: database, center: self)
-        return transactions.enumerated().map { index, row in
-            let seq: Int64 = row[0]
-            let date: Double = row[2]
-            return Change(
-                changeToken: ChangeToken(libraryIdentity: identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date)),
-                author: row[1], date: Date(timeIntervalSince1970: date), records: records[seq] ?? [],
-                context: index == transactions.count - 1 ? context : nil)
+    }
+
+    /// The tracked results' fetches at `end`: those followed incrementally (once per state: chain and sequence),
+    /// with the end state of their chains, and the oldest state of every other chain, to fetch again.
+    private func followResults(_ results: [any TrackedFetchResult], through end: Int64, _ db: Database) throws -> (
+        incremental: [DeliveryContext.ResultState: IncrementalUpdate],
+        followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)],
+        oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)]
+    ) {
+        var incremental: [DeliveryContext.ResultState: IncrementalUpdate] = [:]
+        var unmaintainable: Set<DeliveryContext.ResultState> = []
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
+        // The state of every other tracked fetch at the end of the round, once per chain of results.
+        var oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)] = [:]
+        // Chains followed incrementally: their end state, for a result of theirs made after this round was
+        // read (a successor produced by an earlier round's details, once this round is already read).
+        var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
+        for result in results where result.sequence < end && result.chain.requery != nil {
+            let id = ObjectIdentifier(result.chain)
+            if maintains, let fetch = result.chain.incremental {
+                let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
+                var update = incremental[state]
+                if update == nil, !unmaintainable.contains(state) {
+                    update = try fetch.update(result.keyList, from: result.sequence, through: end, db)
+                    if let update { incremental[state] = update } else { unmaintainable.insert(state) }
+                }
+                if let update {
+                    followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
+                    continue
+                }
+            }
+            oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
         }
+        return (incremental, followed, oldest)
     }
 
     /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change:
@@ -303,11 +370,11 @@ final class ObservationCenter: Sendable {
         }
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
             // `+objectType`: through the primary key's range of `seq`, not every record of the type.
-            let statement = try db.cachedStatement(
-                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?")
+            let query = try RawQuery(db, "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?")
             var keys: [(sequence: Int64, key: Int64)] = []
-            let rows = try Row.fetchCursor(statement, arguments: [type.rawValue, start, end])
-            while let row = try rows.next() { keys.append((sequence: row[0], key: transform(row[1]))) }
+            try query.forEachRow(Int64(type.rawValue), start, end) { row in
+                keys.append((sequence: sqlite3_column_int64(row, 0), key: transform(sqlite3_column_int64(row, 1))))
+            }
             return keys
         }
         switch kind {

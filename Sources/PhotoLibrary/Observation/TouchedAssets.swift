@@ -26,14 +26,12 @@ struct TouchedAssets {
     init(from start: Int64, through end: Int64, sortProperties: AssetProperties?, limit: Int, _ db: Database) throws {
         // `+objectType`: read the interval through the primary key, not every asset record through the index
         // on object type.
-        let statement = try db.cachedStatement(sql: """
+        let records = try RawQuery(db, """
             SELECT objectId, kind, changedProperties, previousValues FROM change_record
             WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq
             """)
-        // The columns are read through SQLite's C API (GRDB's row decoding costs more than reading them).
-        let records = try Row.fetchCursor(statement, arguments: [start, end, ObjectType.asset.rawValue])
-        let sqlite = statement.sqliteStatement
-        while try records.next() != nil {
+        // Read through SQLite's C API (GRDB's rows and cursors cost more than reading the columns).
+        try records.forEachRow(start, end, Int64(ObjectType.asset.rawValue)) { sqlite in
             let id = sqlite3_column_int64(sqlite, 0)
             guard let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(sqlite, 1))) else { throw IncrementalFetch.Unmaintainable() }
             if first[id] == nil {
