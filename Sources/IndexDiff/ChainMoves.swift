@@ -72,20 +72,21 @@ public enum ChainMoves {
 
     /// The cut-ins and the runs between the places they sit at, in after order.
     private static func items(cutIns: [CutIn], chainCount: Int) -> [Item] {
-        var cuts: Set<Int> = [0, chainCount]
+        var cuts = [0, chainCount]
+        cuts.reserveCapacity(2 * cutIns.count + 2)
         for cutIn in cutIns {
-            cuts.insert(cutIn.chainBefore)
-            cuts.insert(cutIn.chainAfter)
+            cuts.append(cutIn.chainBefore)
+            cuts.append(cutIn.chainAfter)
         }
-        let sortedCuts = cuts.sorted()
+        cuts.sort()
         var items: [Item] = []
-        items.reserveCapacity(cutIns.count + sortedCuts.count)
+        items.reserveCapacity(cutIns.count + cuts.count)
         for (index, cutIn) in cutIns.enumerated() {
             items.append(Item(
                 kind: .cutIn(index), weight: 1, afterKey: (cutIn.chainAfter, 0, cutIn.afterIndex),
                 beforeKey: (cutIn.chainBefore, 0, cutIn.beforeIndex)))
         }
-        for (lower, upper) in zip(sortedCuts, sortedCuts.dropFirst()) where lower < upper {
+        for (lower, upper) in zip(cuts, cuts.dropFirst()) where lower < upper {  // Equal cuts: no run between.
             items.append(Item(kind: .run(lower..<upper), weight: upper - lower, afterKey: (lower, 1, 0), beforeKey: (lower, 1, 0)))
         }
         items.sort { $0.afterKey < $1.afterKey }

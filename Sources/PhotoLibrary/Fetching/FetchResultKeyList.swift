@@ -274,9 +274,9 @@ struct FetchResultKeyList: Sendable {
         return rank + low
     }
 
-    /// The first index of `sorted` whose value is not less than `value`.
-    static func lowerBound(_ sorted: [Int], _ value: Int) -> Int {
-        var low = 0
+    /// The first index of `sorted` (from `start` on) whose value is not less than `value`.
+    static func lowerBound(_ sorted: [Int], _ value: Int, from start: Int = 0) -> Int {
+        var low = start
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
@@ -330,13 +330,16 @@ struct FetchResultKeyList: Sendable {
         var nextDropped = 0
         var removedBefore = 0
         var newBefore = 0
-        for (position, index) in insertedIndexes.enumerated() {
+        var position = 0
+        while position < insertedIndexes.count {
             if nextDropped < dropped.count && dropped[nextDropped] == position {
                 copyRun(upTo: position)
                 pending = position + 1
                 nextDropped += 1
+                position += 1
                 continue
             }
+            let index = insertedIndexes[position]
             while removedBefore < removedIndexes.count && removedIndexes[removedBefore] < index { removedBefore += 1 }
             let rank = index - removedBefore
             while newBefore < inserted.count && inserted[newBefore].index <= rank + newBefore {
@@ -346,6 +349,18 @@ struct FetchResultKeyList: Sendable {
                 newBefore += 1
             }
             indexes.append(rank + newBefore)
+            position += 1
+            // The keys that stay up to the next event (a dropped key, a removal or a new insertion before them)
+            // all shift by the same amount: copied as a run.
+            let end = runEnd(
+                from: position, nextDropped: nextDropped < dropped.count ? dropped[nextDropped] : nil,
+                nextRemoved: removedBefore < removedIndexes.count ? removedIndexes[removedBefore] : nil,
+                nextNew: newBefore < inserted.count ? inserted[newBefore].index - newBefore + removedBefore : nil)
+            let start = indexes.count
+            indexes.append(contentsOf: insertedIndexes[position..<end])
+            let shift = newBefore - removedBefore
+            if shift != 0 { indexes.withUnsafeMutableBufferPointer { for slot in start..<$0.count { $0[slot] += shift } } }
+            position = end
         }
         copyRun(upTo: insertedIndexes.count)
         while newBefore < inserted.count {
@@ -363,23 +378,35 @@ struct FetchResultKeyList: Sendable {
         return FetchResultKeyList(result.array)
     }
 
-    /// Two ascending lists of distinct values merged, ascending.
-    private static func merge(_ a: [Int], _ b: [Int]) -> [Int] {
+    /// The end of a run of the patch's keys from `position` on: before the next dropped key, the first key
+    /// after the next removed index, and the first key at or after the index from which the next new key
+    /// goes before the patch's keys.
+    ///
+    /// - Complexity: O(log *K*).
+    private func runEnd(from position: Int, nextDropped: Int?, nextRemoved: Int?, nextNew: Int?) -> Int {
+        var end = nextDropped ?? insertedIndexes.count
+        if let nextRemoved { end = min(end, Self.lowerBound(insertedIndexes, nextRemoved + 1, from: position)) }
+        if let nextNew { end = min(end, Self.lowerBound(insertedIndexes, nextNew, from: position)) }
+        return max(end, position)
+    }
+
+    /// Two ascending lists of distinct values merged, ascending: `b` (the short one) placed by binary searches
+    /// and `a` copied by runs.
+    ///
+    /// - Complexity: O(*a* + *b* log *a*), the O(*a*) a copy.
+    static func merge(_ a: [Int], _ b: [Int]) -> [Int] {
         if a.isEmpty { return b }
         if b.isEmpty { return a }
         var result: [Int] = []
         result.reserveCapacity(a.count + b.count)
-        var i = 0
-        var j = 0
-        while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && a[i] < b[j]) {
-                result.append(a[i])
-                i += 1
-            } else {
-                result.append(b[j])
-                j += 1
-            }
+        var copied = 0
+        for value in b {
+            let end = lowerBound(a, value, from: copied)
+            result.append(contentsOf: a[copied..<end])
+            result.append(value)
+            copied = end
         }
+        result.append(contentsOf: a[copied...])
         return result
     }
 }

@@ -119,11 +119,12 @@ struct IncrementalFetch: Sendable {
             let touched = try TouchedAssets(
                 from: start, through: end, sortProperties: sortProperties, limit: Self.maximumTouched(count: before.count), db)
             guard !touched.ids.isEmpty else { return IncrementalUpdate(unchanged: before) }
-            let now = try currentKeys(of: touched.ids, db)
+            let now = try currentKeys(of: touched, db)
             let old = try keysAtStart(touched, now: now)
             var search = KeySearch(fetch: self, before: before, touched: touched, old: old, db)
-            let placement = try search.place(members: now.members)
-            return try IncrementalUpdate(before: before, touched: touched, members: now.members, placement: placement)
+            let placement = try search.place(members: now.members, slots: now.memberSlots)
+            return try IncrementalUpdate(
+                before: before, touched: touched, members: now.members, memberSlots: now.memberSlots, placement: placement)
         } catch is Unmaintainable {
             return nil
         }
@@ -137,31 +138,38 @@ struct IncrementalFetch: Sendable {
 
     /// The touched assets now: the sort keys of those in the result, in the fetch's order, and those of all.
     struct CurrentKeys {
-        /// The touched assets in the result now, in its order.
+        /// The touched assets in the result now, in its order, and the slot of each.
         var members: SortKeys
-        /// Index into ``all`` by id, of every touched asset that still exists.
-        var index: [Int64: Int] = [:]
+        var memberSlots: [Int] = []
+        /// By slot: the index into ``all`` of each touched asset that still exists, else -1.
+        var index: [Int]
         var all: SortKeys
     }
 
     /// Step 2: the touched assets' sort values now, and whether each is in the result (the fetch's own
     /// condition, evaluated by SQLite).
-    private func currentKeys(of ids: [Int64], _ db: Database) throws -> CurrentKeys {
+    private func currentKeys(of touched: TouchedAssets, _ db: Database) throws -> CurrentKeys {
         let width = columns.count
-        var keys = CurrentKeys(members: SortKeys(width: width), all: SortKeys(width: width))
-        keys.index.reserveCapacity(ids.count)
+        var keys = CurrentKeys(
+            members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
+        keys.all.reserveCapacity(touched.ids.count)
         let membership = try membershipColumns(db)
         let statement = try IDGroupStatement(db, columns: membership.columns, arguments: membership.arguments)
-        var memberRows: [Int] = []
-        try statement.forEachRow(ids: ids) { row in
+        var memberRows: [(key: Int, slot: Int)] = []
+        try statement.forEachRow(ids: touched.ids) { row in
             let id = sqlite3_column_int64(row, 0)
+            guard let slot = touched.slots.slot(of: id) else { return }
             let key = keys.all.append(row, id: id, from: 1)
-            keys.index[id] = key
-            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberRows.append(key) }
+            keys.index[slot] = key
+            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberRows.append((key, slot)) }
         }
-        memberRows.sort { compare(keys.all, $0, keys.all, $1) < 0 }
+        memberRows.sort { compare(keys.all, $0.key, keys.all, $1.key) < 0 }
         keys.members.reserveCapacity(memberRows.count)
-        for row in memberRows { keys.members.append(from: keys.all, row) }
+        keys.memberSlots.reserveCapacity(memberRows.count)
+        for row in memberRows {
+            keys.members.append(from: keys.all, row.key)
+            keys.memberSlots.append(row.slot)
+        }
         return keys
     }
 
@@ -175,22 +183,32 @@ struct IncrementalFetch: Sendable {
         return built
     }
 
+    /// The touched assets' sort keys at the result's sequence, for those that existed then.
+    struct StartKeys {
+        var keys: SortKeys
+        /// By slot: the index into ``keys`` of each touched asset that existed, else -1.
+        var index: [Int]
+        /// The slot of each key.
+        var slots: [Int] = []
+    }
+
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their
     /// current keys when no record changed a sort property, else their first record's previous values.
-    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys) throws -> SortKeys {
-        var old = SortKeys(width: columns.count)
-        old.reserveCapacity(touched.ids.count)
-        for id in touched.ids {
-            let first = touched.first[id]!
-            guard first.kind != .inserted else { continue }
-            if !touched.sortChanged.contains(id), let current = now.index[id] {
-                old.append(from: now.all, current)
+    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys) throws -> StartKeys {
+        var old = StartKeys(keys: SortKeys(width: columns.count), index: Array(repeating: -1, count: touched.ids.count))
+        old.keys.reserveCapacity(touched.ids.count)
+        old.slots.reserveCapacity(touched.ids.count)
+        for (slot, first) in touched.first.enumerated() where first.kind != .inserted {
+            old.index[slot] = old.keys.count
+            old.slots.append(slot)
+            if !touched.sortChanged[slot], now.index[slot] >= 0 {
+                old.keys.append(from: now.all, now.index[slot])
                 continue
             }
             guard let data = first.previousValues,
                 let values = PreviousValues.values(at: journalIndexes, of: AssetRow.self, in: data)
             else { throw Unmaintainable() }
-            old.append(values, id: id)
+            old.keys.append(values, id: touched.ids[slot])
         }
         return old
     }

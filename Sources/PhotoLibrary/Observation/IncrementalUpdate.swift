@@ -18,7 +18,7 @@ struct IncrementalUpdate: Sendable {
     /// touched assets present in both cut into: the minimal moves come from ``ChainMoves``.
     ///
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when the moves can't be derived that way.
-    init(before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, placement: Placement) throws {
+    init(before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, memberSlots: [Int], placement: Placement) throws {
         let count = before.count
         let holes = placement.holes
         let slots = placement.slots
@@ -27,23 +27,27 @@ struct IncrementalUpdate: Sendable {
             removed: holes, inserted: (0..<members.count).map { (index: slots[$0] + $0, key: members.ids[$0]) },
             insertedValues: placement.insertedValues)
 
-        let memberIDs = Set(members.ids)
+        var isMember = [Bool](repeating: false, count: touched.ids.count)
+        for slot in memberSlots { isMember[slot] = true }
         var removedIndexes: [Int] = []
-        for (id, position) in placement.beforePosition where !memberIDs.contains(id) { removedIndexes.append(position) }
+        for (slot, position) in placement.beforePosition.enumerated() where position >= 0 && !isMember[slot] {
+            removedIndexes.append(position)
+        }
         removedIndexes.sort()
         var insertedIndexes: [Int] = []
         var changedIndexes: [Int] = []
         var cutIns: [ChainMoves.CutIn] = []
-        for (index, id) in members.ids.enumerated() {
+        for (index, slot) in memberSlots.enumerated() {
             let afterIndex = slots[index] + index
-            guard let position = placement.beforePosition[id] else {
+            let position = placement.beforePosition[slot]
+            guard position >= 0 else {
                 insertedIndexes.append(afterIndex)
                 continue
             }
             cutIns.append(ChainMoves.CutIn(
                 chainBefore: position - FetchResultKeyList.lowerBound(holes, position), chainAfter: slots[index],
                 beforeIndex: position, afterIndex: afterIndex))
-            if touched.updated.contains(id) { changedIndexes.append(afterIndex) }
+            if touched.updated[slot] { changedIndexes.append(afterIndex) }
         }
         guard let moved = ChainMoves.moved(cutIns: cutIns, chainCount: untouchedCount) else { throw IncrementalFetch.Unmaintainable() }
         diff = IndexDiff.assembled(

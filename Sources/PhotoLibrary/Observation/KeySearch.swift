@@ -14,37 +14,37 @@ struct KeySearch {
     private let fetch: IncrementalFetch
     private let before: FetchResultKeyList
     private let db: Database
-    /// Every touched asset, and the index in the keys at the start of those that existed then.
+    /// Every touched asset, and the keys at the start of those that existed then.
     private let touched: TouchedAssets
     private let old: SortKeys
-    private var oldIndex: [Int64: Int] = [:]
+    private let start: IncrementalFetch.StartKeys
     /// The keys read so far, and where each position of `before` has its key in them.
     private var probes: SortKeys
     private var probeIndex: [Int: Int] = [:]
     /// The statement that reads the keys of untouched assets, once needed.
     private var probeStatement: IDGroupStatement?
 
-    init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: SortKeys, _ db: Database) {
+    init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: IncrementalFetch.StartKeys, _ db: Database) {
         self.fetch = fetch
         self.before = before
         self.db = db
         self.touched = touched
-        self.old = old
+        self.old = old.keys
+        start = old
         probes = SortKeys(width: fetch.columns.count)
-        oldIndex.reserveCapacity(old.count)
-        for index in 0..<old.count { oldIndex[old.ids[index]] = index }
     }
 
     /// Where the touched assets go: where each was (the position of its key at the start, if it was in the
     /// result) and how many untouched assets precede each member now (the lower bound of its key now).
-    mutating func place(members: SortKeys) throws -> Placement {
-        if let baseValues = before.denseBaseValues { return try placeInMemory(members: members, baseValues: baseValues) }
-        return try placeWithProbes(members: members)
+    /// `slots` holds the touched slot of each member.
+    mutating func place(members: SortKeys, slots: [Int]) throws -> Placement {
+        if let baseValues = before.denseBaseValues { return try placeInMemory(members: members, slots: slots, baseValues: baseValues) }
+        return try placeWithProbes(members: members, slots: slots)
     }
 
-    /// ``place(members:)`` with every 16th key's sort values in memory, or none.
-    private mutating func placeWithProbes(members: SortKeys) throws -> Placement {
-        var placement = Placement()
+    /// ``place(members:slots:)`` with every 16th key's sort values in memory, or none.
+    private mutating func placeWithProbes(members: SortKeys, slots: [Int]) throws -> Placement {
+        var placement = Placement(touchedCount: touched.ids.count)
         // A touched asset that was in the result sits exactly at its key's lower bound, which the fences narrow
         // to a window of about 16 positions: its id is found there without reading the database. Wider
         // windows (no fences, or fences the patch removed) are searched.
@@ -60,7 +60,7 @@ struct KeySearch {
             }
             let positions = window.lowerBound..<min(window.upperBound + 1, before.count)
             if let position = positions.first(where: { before[$0] == old.ids[index] }) {
-                placement.beforePosition[old.ids[index]] = position
+                placement.beforePosition[start.slots[index]] = position
             }
         }
         // Members whose sort values didn't change and that were in the result: the same position. The others
@@ -68,8 +68,9 @@ struct KeySearch {
         var memberBounds = [Int](repeating: 0, count: members.count)
         var searchedMember: [(member: Int, target: Int)] = []
         for member in 0..<members.count {
-            let id = members.ids[member]
-            if let position = placement.beforePosition[id], let previous = oldIndex[id], old.sameValues(previous, as: members, member) {
+            let position = placement.beforePosition[slots[member]]
+            let previous = start.index[slots[member]]
+            if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
                 memberBounds[member] = position
             } else {
                 searchedMember.append((member, searched.count))
@@ -78,36 +79,37 @@ struct KeySearch {
         }
         let bounds = try lowerBounds(searched)
         for (target, index) in searchedOld.enumerated() where bounds[target] < before.count && before[bounds[target]] == old.ids[index] {
-            placement.beforePosition[old.ids[index]] = bounds[target]
+            placement.beforePosition[start.slots[index]] = bounds[target]
         }
         for (member, target) in searchedMember { memberBounds[member] = bounds[target] }
         // `before` is ordered by the keys at the start, which untouched assets still have: the untouched assets
         // before a member's key are the untouched ones before its lower bound.
-        placement.holes = placement.beforePosition.values.sorted()
+        placement.holes = placement.beforePosition.filter { $0 >= 0 }.sorted()
         placement.slots = memberBounds.map { $0 - FetchResultKeyList.lowerBound(placement.holes, $0) }
         return placement
     }
 
-    /// ``place(members:)`` with every key's sort values in memory.
-    private func placeInMemory(members: SortKeys, baseValues: [Double]) throws -> Placement {
-        var placement = Placement()
+    /// ``place(members:slots:)`` with every key's sort values in memory.
+    private func placeInMemory(members: SortKeys, slots: [Int], baseValues: [Double]) throws -> Placement {
+        var placement = Placement(touchedCount: touched.ids.count)
         let oldValues = try Self.numbers(old)
         for index in 0..<old.count {
             let position = lowerBound(oldValues, index, old.ids[index], baseValues)
             if position < before.count && before[position] == old.ids[index] {
-                placement.beforePosition[old.ids[index]] = position
+                placement.beforePosition[start.slots[index]] = position
             }
         }
         placement.insertedValues = try Self.numbers(members)
-        placement.holes = placement.beforePosition.values.sorted()
+        placement.holes = placement.beforePosition.filter { $0 >= 0 }.sorted()
         placement.slots = (0..<members.count).map { member in
             // A member whose sort values didn't change and that was in the result: the same place.
-            let id = members.ids[member]
+            let position = placement.beforePosition[slots[member]]
+            let previous = start.index[slots[member]]
             let bound: Int
-            if let position = placement.beforePosition[id], let previous = oldIndex[id], old.sameValues(previous, as: members, member) {
+            if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
                 bound = position
             } else {
-                bound = lowerBound(placement.insertedValues, member, id, baseValues)
+                bound = lowerBound(placement.insertedValues, member, members.ids[member], baseValues)
             }
             return bound - FetchResultKeyList.lowerBound(placement.holes, bound)
         }
@@ -246,8 +248,9 @@ struct KeySearch {
         var wanted: [Int64: [Int]] = [:]
         for position in positions where probeIndex[position] == nil {
             let id = before[position]
-            if touched.first[id] != nil {
-                guard let known = oldIndex[id] else { throw IncrementalFetch.Unmaintainable() }
+            if let slot = touched.slots.slot(of: id) {
+                let known = start.index[slot]
+                guard known >= 0 else { throw IncrementalFetch.Unmaintainable() }
                 probes.append(from: old, known)
                 probeIndex[position] = probes.count - 1
             } else {
@@ -267,12 +270,16 @@ struct KeySearch {
 
 /// Where the touched assets are in the result before and go in the result after.
 struct Placement {
-    /// The position in `before` of each touched asset that was in it.
-    var beforePosition: [Int64: Int] = [:]
+    /// By touched slot: the position in `before` of each touched asset that was in it, else -1.
+    var beforePosition: [Int]
     /// Ascending positions in `before` of the touched assets: they leave, some come back.
     var holes: [Int] = []
     /// `slots[i]`: the untouched assets before member `i` in the result after; ascending.
     var slots: [Int] = []
     /// With dense sort values, the members' (a key's values after another's): the patch keeps them.
     var insertedValues: [Double] = []
+
+    init(touchedCount: Int) {
+        beforePosition = Array(repeating: -1, count: touchedCount)
+    }
 }

@@ -230,10 +230,27 @@ final class ObservationCenter: Sendable {
     /// The journal after a position, as a round reads it.
     private struct JournalRead {
         var transactions: [(sequence: Int64, author: String, date: Double)] = []
-        /// The records of each transaction.
-        var records: [Int64: [JournalRecord]] = [:]
-        /// Every object the records touch: whether its last record deletes it, and whether any changed its content.
-        var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
+        /// Every record, in the order of the transactions, and the sequence of the transaction of each.
+        var records: [JournalRecord] = []
+        var recordSequences: [Int64] = []
+
+        /// The records of the transactions in (`start`, `end`].
+        ///
+        /// - Complexity: O(log *r*) for *r* records.
+        func records(after start: Int64, through end: Int64) -> ArraySlice<JournalRecord> {
+            records[firstRecord(after: start)..<firstRecord(after: end)]
+        }
+
+        /// The index of the first record of a transaction after `sequence`.
+        private func firstRecord(after sequence: Int64) -> Int {
+            var low = 0
+            var high = recordSequences.count
+            while low < high {
+                let middle = (low + high) / 2
+                if recordSequences[middle] <= sequence { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
     }
 
     /// Reads what was committed after `delivered`, with the details of every result of `results` that the
@@ -249,7 +266,7 @@ final class ObservationCenter: Sendable {
                 changeToken: ChangeToken(
                     libraryIdentity: identity, sequence: transaction.sequence, stamp: ChangeToken.stamp(forDate: transaction.date)),
                 author: transaction.author, date: Date(timeIntervalSince1970: transaction.date),
-                records: journal.records[transaction.sequence] ?? [],
+                records: Array(journal.records(after: transaction.sequence - 1, through: transaction.sequence)),
                 context: transaction.sequence == last.sequence ? context : nil)
         }
     }
@@ -274,10 +291,8 @@ final class ObservationCenter: Sendable {
                 objectType: type, objectID: sqlite3_column_int64(row, 2), localIdentifier: RawQuery.text(row, 3), kind: kind,
                 changedProperties: Int(sqlite3_column_int64(row, 5)), contentChanged: sqlite3_column_int64(row, 6) != 0,
                 previousValues: nil)
-            journal.records[sqlite3_column_int64(row, 0), default: []].append(record)
-            let key = ObjectKey(type: type, rowID: record.objectID)
-            let contentChanged = journal.touched[key]?.contentChanged ?? false
-            journal.touched[key] = (kind == .deleted, contentChanged || record.contentChanged)
+            journal.records.append(record)
+            journal.recordSequences.append(sqlite3_column_int64(row, 0))
         }
         return journal
     }
@@ -289,7 +304,7 @@ final class ObservationCenter: Sendable {
     ) throws -> DeliveryContext {
         let (incremental, followed, oldest) = try followResults(results, through: end, db)
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
-        let round = (start: delivered, records: journal.records)
+        let round = (start: delivered, journal: journal)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
                 after: FetchResultKeyList(try entry.chain.requery!(db)),
@@ -302,13 +317,8 @@ final class ObservationCenter: Sendable {
         // The objects the round touched: what the journal says of them. Their state at the end of the round is
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
         // result's objects, so that a delivery costs nothing for objects no one asks about.
-        var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
-        objects.reserveCapacity(journal.touched.count)
-        for (key, facts) in journal.touched {
-            objects[key] = DeliveryContext.ObjectUpdate(deleted: facts.deleted, contentChanged: facts.contentChanged)
-        }
         return DeliveryContext(
-            sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
+            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.records), incrementalLimit: incrementalLimit,
             database: database, center: self)
     }
 
@@ -351,19 +361,18 @@ final class ObservationCenter: Sendable {
     /// the journal.
     private func updatedKeys(
         _ kind: FetchResultKeyKind, after start: Int64, through end: Int64,
-        round: (start: Int64, records: [Int64: [JournalRecord]]), _ db: Database
+        round: (start: Int64, journal: JournalRead), _ db: Database
     ) throws -> [(sequence: Int64, key: Int64)] {
         if start >= round.start {
             var keys: [(sequence: Int64, key: Int64)] = []
-            for (sequence, records) in round.records where sequence > start && sequence <= end {
-                for record in records where record.kind == .updated {
-                    switch (kind, record.objectType) {
-                    case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
-                        keys.append((sequence, record.objectID))
-                    case (.mixed, .assetCollection): keys.append((sequence, record.objectID << 1))
-                    case (.mixed, .collectionList): keys.append((sequence, record.objectID << 1 | 1))
-                    default: break
-                    }
+            let records = round.journal.records(after: start, through: end)
+            for (record, sequence) in zip(records, round.journal.recordSequences[records.indices]) where record.kind == .updated {
+                switch (kind, record.objectType) {
+                case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
+                    keys.append((sequence, record.objectID))
+                case (.mixed, .assetCollection): keys.append((sequence, record.objectID << 1))
+                case (.mixed, .collectionList): keys.append((sequence, record.objectID << 1 | 1))
+                default: break
                 }
             }
             return keys

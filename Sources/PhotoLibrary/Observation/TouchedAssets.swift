@@ -12,13 +12,18 @@ struct TouchedAssets {
         let previousValues: Data?
     }
 
-    /// The touched assets, in the order of their first record.
-    private(set) var ids: [Int64] = []
-    private(set) var first: [Int64: First] = [:]
-    /// Assets with an update record: their public properties changed.
-    private(set) var updated: Set<Int64> = []
-    /// Assets whose records name a property of the sort (all updated ones when the sort isn't covered).
-    private(set) var sortChanged: Set<Int64> = []
+    /// The touched assets, in the order of their first record: their slots (what the arrays below and the
+    /// other steps' arrays are indexed by).
+    private(set) var slots = IDSlots()
+    /// The first record of each.
+    private(set) var first: [First] = []
+    /// Whether each has an update record: its public properties changed.
+    private(set) var updated: [Bool] = []
+    /// Whether each has a record naming a property of the sort (every updated one when the sort isn't covered).
+    private(set) var sortChanged: [Bool] = []
+
+    /// The touched assets' ids, by slot.
+    var ids: [Int64] { slots.ids }
 
     /// Reads the asset records in (`start`, `end`].
     ///
@@ -32,17 +37,18 @@ struct TouchedAssets {
             """)
         // Read through SQLite's C API (GRDB's rows and cursors cost more than reading the columns).
         try records.forEachRow(start, end, Int64(ObjectType.asset.rawValue)) { sqlite in
-            let id = sqlite3_column_int64(sqlite, 0)
             guard let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(sqlite, 1))) else { throw IncrementalFetch.Unmaintainable() }
-            if first[id] == nil {
-                guard ids.count < limit else { throw IncrementalFetch.Unmaintainable() }
-                ids.append(id)
-                first[id] = First(kind: kind, previousValues: Self.blob(sqlite, 3))
+            let (slot, isFirst) = slots.insert(sqlite3_column_int64(sqlite, 0))
+            if isFirst {
+                guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
+                first.append(First(kind: kind, previousValues: Self.blob(sqlite, 3)))
+                updated.append(false)
+                sortChanged.append(false)
             }
             if kind == .updated {
-                updated.insert(id)
+                updated[slot] = true
                 let properties = AssetProperties(rawValue: Int(sqlite3_column_int64(sqlite, 2)))
-                if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged.insert(id) }
+                if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
             }
         }
     }
