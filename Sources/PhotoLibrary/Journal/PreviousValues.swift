@@ -203,6 +203,14 @@ enum PreviousValues {
         return data.withUnsafeBytes { values(at: indexes, in: $0) }
     }
 
+    /// The same, over bytes read in place (a blob column during a step).
+    static func values<Record: JournaledRow & Decodable>(
+        at indexes: [Int], of type: Record.Type, in bytes: UnsafeRawBufferPointer
+    ) -> [DatabaseValue]? {
+        guard bytes.first == binaryFormat else { return values(at: indexes, of: type, in: Data(bytes)) }
+        return values(at: indexes, in: bytes)
+    }
+
     private static func values(at indexes: [Int], in bytes: UnsafeRawBufferPointer) -> [DatabaseValue]? {
         guard var reader = Reader(bytes), let last = indexes.max() else { return nil }
         var result = [DatabaseValue](repeating: .null, count: indexes.count)

@@ -40,14 +40,12 @@ public final class Change: Sendable {
     public let author: String
     /// When it was committed.
     public let date: Date
-    let records: [JournalRecord]
     let context: DeliveryContext?
 
-    init(changeToken: ChangeToken, author: String, date: Date, records: [JournalRecord], context: DeliveryContext?) {
+    init(changeToken: ChangeToken, author: String, date: Date, context: DeliveryContext?) {
         self.changeToken = changeToken
         self.author = author
         self.date = date
-        self.records = records
         self.context = context
     }
 
@@ -143,10 +141,10 @@ struct DeliveryContext: Sendable {
 /// What a round did to each object it touched: whether its last record deletes it, and whether any changed its
 /// content. Gathered from the round's records on the first question (most rounds get none).
 final class TouchedObjects: Sendable {
-    private let records: [JournalRecord]
+    private let records: [RoundRecord]
     private let updates = Mutex<[ObjectKey: DeliveryContext.ObjectUpdate]?>(nil)
 
-    init(records: [JournalRecord]) {
+    init(records: [RoundRecord]) {
         self.records = records
     }
 

@@ -35,7 +35,7 @@ import Synchronization
 ///
 /// Every statement is prepared once per connection and reused (the touched ids are bound in groups: see
 /// ``IDGroupStatement``).
-struct IncrementalFetch: Sendable {
+final class IncrementalFetch: Sendable {
     /// The fetch's condition over `asset` (true when it has none).
     let condition: SQL
     /// The sort columns of `asset`, before the final `id`.
@@ -107,20 +107,22 @@ struct IncrementalFetch: Sendable {
     /// Why a round can't be followed incrementally: fetch again instead.
     struct Unmaintainable: Error {}
 
-    /// The change from `before`, the result's keys at journal position `start`, to the state at `end` (the
-    /// read's position), or nil when the round must fall back to fetching again.
+    /// The change from `before`, the result's keys at journal position `start`, to the state at the round's end,
+    /// or nil when the round must fall back to fetching again.
     ///
     /// - Complexity: for *k* touched assets and *r* journal records in the interval, O(*k* + *r*) rows read
-    ///   and O(*k* log *n*) work in memory when the fetch kept every key's sort values; O(*k* log *n*) rows
-    ///   read when it kept every 16th; plus O(*K*) to patch the keys (see ``FetchResultKeyList``).
-    func update(_ before: FetchResultKeyList, from start: Int64, through end: Int64, _ db: Database) throws -> IncrementalUpdate? {
+    ///   (none for the records when the round read them all) and O(*k* log *n*) work in memory when the fetch
+    ///   kept every key's sort values; O(*k* log *n*) rows read when it kept every 16th; plus O(*K*) to patch
+    ///   the keys (see ``FetchResultKeyList``).
+    func update(_ before: FetchResultKeyList, from start: Int64, round: RoundJournal, _ db: Database) throws -> IncrementalUpdate? {
         do {
-            try Self.checkRetained(after: start, db)
+            // Records before the floor may be gone.
+            guard start >= round.floor else { throw Unmaintainable() }
             let touched = try TouchedAssets(
-                from: start, through: end, sortProperties: sortProperties, limit: Self.maximumTouched(count: before.count), db)
+                from: start, round: round, sortProperties: sortProperties, limit: Self.maximumTouched(count: before.count), db)
             guard !touched.ids.isEmpty else { return IncrementalUpdate(unchanged: before) }
             let now = try currentKeys(of: touched, db)
-            let old = try keysAtStart(touched, now: now)
+            let old = try keysAtStart(touched, now: now, db)
             var search = KeySearch(fetch: self, before: before, touched: touched, old: old, db)
             let placement = try search.place(members: now.members, slots: now.memberSlots)
             return try IncrementalUpdate(
@@ -128,12 +130,6 @@ struct IncrementalFetch: Sendable {
         } catch is Unmaintainable {
             return nil
         }
-    }
-
-    /// Throws ``Unmaintainable`` when the records after `start` are no longer all kept.
-    private static func checkRetained(after start: Int64, _ db: Database) throws {
-        let floor = try RawQuery(db, "SELECT floor FROM change_journal WHERE id = 1").int64() ?? 0
-        guard start >= floor else { throw Unmaintainable() }
     }
 
     /// The touched assets now: the sort keys of those in the result, in the fetch's order, and those of all.
@@ -194,7 +190,7 @@ struct IncrementalFetch: Sendable {
 
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their
     /// current keys when no record changed a sort property, else their first record's previous values.
-    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys) throws -> StartKeys {
+    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys, _ db: Database) throws -> StartKeys {
         var old = StartKeys(keys: SortKeys(width: columns.count), index: Array(repeating: -1, count: touched.ids.count))
         old.keys.reserveCapacity(touched.ids.count)
         old.slots.reserveCapacity(touched.ids.count)
@@ -205,9 +201,7 @@ struct IncrementalFetch: Sendable {
                 old.keys.append(from: now.all, now.index[slot])
                 continue
             }
-            guard let data = first.previousValues,
-                let values = PreviousValues.values(at: journalIndexes, of: AssetRow.self, in: data)
-            else { throw Unmaintainable() }
+            guard let values = try touched.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
             old.keys.append(values, id: touched.ids[slot])
         }
         return old

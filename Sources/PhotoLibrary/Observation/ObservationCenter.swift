@@ -227,104 +227,47 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    /// The journal after a position, as a round reads it.
-    private struct JournalRead {
-        var transactions: [(sequence: Int64, author: String, date: Double)] = []
-        /// Every record, in the order of the transactions, and the sequence of the transaction of each.
-        var records: [JournalRecord] = []
-        var recordSequences: [Int64] = []
-
-        /// The records of the transactions in (`start`, `end`].
-        ///
-        /// - Complexity: O(log *r*) for *r* records.
-        func records(after start: Int64, through end: Int64) -> ArraySlice<JournalRecord> {
-            records[firstRecord(after: start)..<firstRecord(after: end)]
-        }
-
-        /// The index of the first record of a transaction after `sequence`.
-        private func firstRecord(after sequence: Int64) -> Int {
-            var low = 0
-            var high = recordSequences.count
-            while low < high {
-                let middle = (low + high) / 2
-                if recordSequences[middle] <= sequence { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-    }
-
     /// Reads what was committed after `delivered`, with the details of every result of `results` that the
     /// round changes; empty when nothing was.
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
-        let end = try PhotoLibrary.journalSequence(db)
-        guard end > delivered else { return [] }
-        let journal = try Self.readJournal(after: delivered, db)
-        guard let last = journal.transactions.last else { return [] }
-        let context = try deliveryContext(journal, after: delivered, through: end, results: results, db)
+        guard let journal = try RoundJournal(after: delivered, db), let last = journal.transactions.last else { return [] }
+        let context = try deliveryContext(journal, results: results, db)
         return journal.transactions.map { transaction in
             Change(
                 changeToken: ChangeToken(
                     libraryIdentity: identity, sequence: transaction.sequence, stamp: ChangeToken.stamp(forDate: transaction.date)),
                 author: transaction.author, date: Date(timeIntervalSince1970: transaction.date),
-                records: Array(journal.records(after: transaction.sequence - 1, through: transaction.sequence)),
                 context: transaction.sequence == last.sequence ? context : nil)
         }
     }
 
-    /// The transactions and records after `delivered` (their previous values left out), read through SQLite's
-    /// C API.
-    private static func readJournal(after delivered: Int64, _ db: Database) throws -> JournalRead {
-        var journal = JournalRead()
-        try RawQuery(db, "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq").forEachRow(delivered) { row in
-            journal.transactions.append((sqlite3_column_int64(row, 0), RawQuery.text(row, 1), sqlite3_column_double(row, 2)))
-        }
-        guard !journal.transactions.isEmpty else { return journal }
-        let records = try RawQuery(db, """
-            SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
-            FROM change_record WHERE seq > ? ORDER BY seq
-            """)
-        try records.forEachRow(delivered) { row in
-            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
-                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 4)))
-            else { return }
-            let record = JournalRecord(
-                objectType: type, objectID: sqlite3_column_int64(row, 2), localIdentifier: RawQuery.text(row, 3), kind: kind,
-                changedProperties: Int(sqlite3_column_int64(row, 5)), contentChanged: sqlite3_column_int64(row, 6) != 0,
-                previousValues: nil)
-            journal.records.append(record)
-            journal.recordSequences.append(sqlite3_column_int64(row, 0))
-        }
-        return journal
-    }
-
     /// What the round's last change needs to describe every tracked result and touched object as they are at
     /// `end`.
-    private func deliveryContext(
-        _ journal: JournalRead, after delivered: Int64, through end: Int64, results: [any TrackedFetchResult], _ db: Database
-    ) throws -> DeliveryContext {
-        let (incremental, followed, oldest) = try followResults(results, through: end, db)
+    private func deliveryContext(_ journal: RoundJournal, results: [any TrackedFetchResult], _ db: Database) throws -> DeliveryContext {
+        let end = journal.end
+        let (incremental, followed, oldest) = try followResults(results, round: journal, db)
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
-        let round = (start: delivered, journal: journal)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
                 after: FetchResultKeyList(try entry.chain.requery!(db)),
-                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, round: round, db))
+                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
         }
         for (id, entry) in followed where updates[id] == nil {
             updates[id] = DeliveryContext.ChainUpdate(
-                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, round: round, db))
+                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
         }
         // The objects the round touched: what the journal says of them. Their state at the end of the round is
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
         // result's objects, so that a delivery costs nothing for objects no one asks about.
         return DeliveryContext(
-            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.records), incrementalLimit: incrementalLimit,
+            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.records),
+            incrementalLimit: incrementalLimit,
             database: database, center: self)
     }
 
     /// The tracked results' fetches at `end`: those followed incrementally (once per state: chain and sequence),
     /// with the end state of their chains, and the oldest state of every other chain, to fetch again.
-    private func followResults(_ results: [any TrackedFetchResult], through end: Int64, _ db: Database) throws -> (
+    private func followResults(_ results: [any TrackedFetchResult], round: RoundJournal, _ db: Database) throws -> (
         incremental: [DeliveryContext.ResultState: IncrementalUpdate],
         followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)],
         oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)]
@@ -337,13 +280,13 @@ final class ObservationCenter: Sendable {
         // Chains followed incrementally: their end state, for a result of theirs made after this round was
         // read (a successor produced by an earlier round's details, once this round is already read).
         var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
-        for result in results where result.sequence < end && result.chain.requery != nil {
+        for result in results where result.sequence < round.end && result.chain.requery != nil {
             let id = ObjectIdentifier(result.chain)
             if maintains, let fetch = result.chain.incremental {
                 let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
                 var update = incremental[state]
                 if update == nil, !unmaintainable.contains(state) {
-                    update = try fetch.update(result.keyList, from: result.sequence, through: end, db)
+                    update = try fetch.update(result.keyList, from: result.sequence, round: round, db)
                     if let update { incremental[state] = update } else { unmaintainable.insert(state) }
                 }
                 if let update {
@@ -356,22 +299,21 @@ final class ObservationCenter: Sendable {
         return (incremental, followed, oldest)
     }
 
-    /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change:
-    /// from the records the round read when it read them all (`start` is not before the round's), else from
-    /// the journal.
-    private func updatedKeys(
-        _ kind: FetchResultKeyKind, after start: Int64, through end: Int64,
-        round: (start: Int64, journal: JournalRead), _ db: Database
-    ) throws -> [(sequence: Int64, key: Int64)] {
+    /// The keys of objects whose public properties changed after `start`, up to the round's end, with the
+    /// sequence of each change: from the records the round read when it read them all (`start` is not before
+    /// the round's), else from the journal.
+    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, round: RoundJournal, _ db: Database) throws -> [(
+        sequence: Int64, key: Int64
+    )] {
+        let end = round.end
         if start >= round.start {
             var keys: [(sequence: Int64, key: Int64)] = []
-            let records = round.journal.records(after: start, through: end)
-            for (record, sequence) in zip(records, round.journal.recordSequences[records.indices]) where record.kind == .updated {
+            for record in round.records(after: start, through: end) where record.kind == .updated {
                 switch (kind, record.objectType) {
                 case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
-                    keys.append((sequence, record.objectID))
-                case (.mixed, .assetCollection): keys.append((sequence, record.objectID << 1))
-                case (.mixed, .collectionList): keys.append((sequence, record.objectID << 1 | 1))
+                    keys.append((record.sequence, record.objectID))
+                case (.mixed, .assetCollection): keys.append((record.sequence, record.objectID << 1))
+                case (.mixed, .collectionList): keys.append((record.sequence, record.objectID << 1 | 1))
                 default: break
                 }
             }

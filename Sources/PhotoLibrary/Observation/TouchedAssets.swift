@@ -3,13 +3,13 @@ import GRDB
 import GRDBSQLite
 
 /// Step 1 of ``IncrementalFetch``: the assets the journal's records in an interval touch, each with its first
-/// record in the interval (which holds the asset's state at the interval's start).
+/// record in the interval (whose previous values are the asset's state at the interval's start).
 struct TouchedAssets {
     /// The first record of an asset in the interval.
     struct First {
         let kind: ChangeKind
-        /// Its previous values (updated and deleted assets), in the journal's encoding.
-        let previousValues: Data?
+        /// Its transaction: with the asset, the record's primary key.
+        let sequence: Int64
     }
 
     /// The touched assets, in the order of their first record: their slots (what the arrays below and the
@@ -25,39 +25,51 @@ struct TouchedAssets {
     /// The touched assets' ids, by slot.
     var ids: [Int64] { slots.ids }
 
-    /// Reads the asset records in (`start`, `end`].
+    /// The assets the records after `start`, up to the round's end, touch: from the records the round read
+    /// when it read them all (`start` is not before the round's start), else from the journal.
     ///
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when more than `limit` assets are touched.
-    init(from start: Int64, through end: Int64, sortProperties: AssetProperties?, limit: Int, _ db: Database) throws {
-        // `+objectType`: read the interval through the primary key, not every asset record through the index
-        // on object type.
-        let records = try RawQuery(db, """
-            SELECT objectId, kind, changedProperties, previousValues FROM change_record
-            WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq
-            """)
-        // Read through SQLite's C API (GRDB's rows and cursors cost more than reading the columns).
-        try records.forEachRow(start, end, Int64(ObjectType.asset.rawValue)) { sqlite in
-            guard let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(sqlite, 1))) else { throw IncrementalFetch.Unmaintainable() }
-            let (slot, isFirst) = slots.insert(sqlite3_column_int64(sqlite, 0))
-            if isFirst {
-                guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
-                first.append(First(kind: kind, previousValues: Self.blob(sqlite, 3)))
-                updated.append(false)
-                sortChanged.append(false)
+    init(from start: Int64, round: RoundJournal, sortProperties: AssetProperties?, limit: Int, _ db: Database) throws {
+        if start >= round.start {
+            for record in round.records(after: start, through: round.end) where record.objectType == .asset {
+                try add(record, sortProperties: sortProperties, limit: limit)
             }
-            if kind == .updated {
-                updated[slot] = true
-                let properties = AssetProperties(rawValue: Int(sqlite3_column_int64(sqlite, 2)))
-                if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
+        } else {
+            try RoundJournal.records(after: start, through: round.end, of: .asset, db) { record in
+                try add(record, sortProperties: sortProperties, limit: limit)
             }
         }
     }
 
-    /// A blob column of the current row, or nil when NULL.
-    private static func blob(_ sqlite: SQLiteStatement, _ column: Int32) -> Data? {
-        guard sqlite3_column_type(sqlite, column) != SQLITE_NULL else { return nil }
-        // sqlite3_column_blob before sqlite3_column_bytes; a zero-length blob has no pointer.
-        guard let bytes = sqlite3_column_blob(sqlite, column) else { return Data() }
-        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(sqlite, column)))
+    private mutating func add(_ record: RoundRecord, sortProperties: AssetProperties?, limit: Int) throws {
+        let (slot, isFirst) = slots.insert(record.objectID)
+        if isFirst {
+            guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
+            first.append(First(kind: record.kind, sequence: record.sequence))
+            updated.append(false)
+            sortChanged.append(false)
+        }
+        if record.kind == .updated {
+            updated[slot] = true
+            let properties = AssetProperties(rawValue: record.changedProperties)
+            if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
+        }
+    }
+
+    /// The values of the columns at `indexes` (positions in ``AssetRow/journalColumns``) in the previous values
+    /// of a touched asset's first record: its state at the interval's start. Nil when the record has none
+    /// (an insertion) or they can't be read.
+    ///
+    /// - Complexity: one row read by primary key.
+    func previousValues(at indexes: [Int], slot: Int, _ db: Database) throws -> [DatabaseValue]? {
+        let query = try RawQuery(db, "SELECT previousValues FROM change_record WHERE seq = ? AND objectType = ? AND objectId = ?")
+        var values: [DatabaseValue]?
+        try query.forEachRow(first[slot].sequence, Int64(ObjectType.asset.rawValue), ids[slot]) { row in
+            // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
+            guard let bytes = sqlite3_column_blob(row, 0) else { return }
+            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(row, 0)))
+            values = PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer)
+        }
+        return values
     }
 }
