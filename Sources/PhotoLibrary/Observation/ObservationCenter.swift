@@ -260,7 +260,7 @@ final class ObservationCenter: Sendable {
         // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
         // result's objects, so that a delivery costs nothing for objects no one asks about.
         return DeliveryContext(
-            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.records),
+            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.recorded.records),
             incrementalLimit: incrementalLimit,
             database: database, center: self)
     }

@@ -1,7 +1,8 @@
 import GRDB
 import GRDBSQLite
 
-/// A journal record as a delivery round reads it: no identifier, no previous values (read when needed).
+/// A journal record as a delivery round reads it: no identifier; an asset's previous values are in its
+/// ``JournalRecords``' buffer.
 struct RoundRecord: Sendable {
     let sequence: Int64
     let objectType: ObjectType
@@ -10,6 +11,64 @@ struct RoundRecord: Sendable {
     /// `AssetProperties` or `CollectionProperties` raw value.
     let changedProperties: Int
     let contentChanged: Bool
+    /// Where the previous values of an updated or deleted asset are in the buffer; nil for other records, and
+    /// once the buffer is full (they are then read by primary key when needed).
+    let previousValues: Range<Int>?
+}
+
+/// Journal records in the order of their transactions, read through SQLite's C API, with the previous values
+/// of assets copied into one buffer.
+struct JournalRecords: Sendable {
+    private(set) var records: [RoundRecord] = []
+    private(set) var previousValueBytes: [UInt8] = []
+
+    /// The most bytes of previous values kept: a round of that many changes is far beyond the incremental
+    /// path's reach anyway.
+    static let bufferLimit = 4 << 20
+
+    /// Reads the records in (`start`, `end`] (of one type when `type` is given).
+    init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: Database) throws {
+        // `+objectType`: the interval through the primary key, not every record of the type through the index.
+        let query = try RawQuery(db, """
+            SELECT seq, objectType, objectId, kind, changedProperties, contentChanged,
+                   CASE WHEN objectType = 1 THEN previousValues END
+            FROM change_record WHERE seq > ? AND seq <= ? AND (? = 0 OR +objectType = ?) ORDER BY seq
+            """)
+        let typeArgument = Int64(type?.rawValue ?? 0)
+        try query.forEachRow(start, end, typeArgument, typeArgument) { row in
+            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
+                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
+            else { return }
+            records.append(RoundRecord(
+                sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
+                changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0,
+                previousValues: keep(row, 6)))
+        }
+    }
+
+    /// Copies a blob column of the current row into the buffer, if there is one and room for it.
+    private mutating func keep(_ row: SQLiteStatement, _ column: Int32) -> Range<Int>? {
+        // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
+        guard let bytes = sqlite3_column_blob(row, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(row, column))
+        guard previousValueBytes.count + count <= Self.bufferLimit else { return nil }
+        let start = previousValueBytes.count
+        previousValueBytes.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+        return start..<previousValueBytes.count
+    }
+
+    /// The index of the first record of a transaction after `sequence`.
+    ///
+    /// - Complexity: O(log *r*) for *r* records.
+    func firstRecord(after sequence: Int64) -> Int {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 }
 
 /// What a delivery round reads of the journal after the last delivery: the transactions and their records,
@@ -21,9 +80,9 @@ struct RoundJournal: Sendable {
     let floor: Int64
     /// The position the round reads from: its records are those of the transactions after it.
     let start: Int64
-    private(set) var transactions: [(sequence: Int64, author: String, date: Double)] = []
-    /// Every record of ``transactions``, in their order.
-    private(set) var records: [RoundRecord] = []
+    let transactions: [(sequence: Int64, author: String, date: Double)]
+    /// Every record of ``transactions``.
+    let recorded: JournalRecords
 
     /// Reads the journal after `start`; nil when nothing was committed since.
     init?(after start: Int64, _ db: Database) throws {
@@ -34,32 +93,14 @@ struct RoundJournal: Sendable {
             """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
         guard let position, position.end > start else { return nil }
         (end, floor, self.start) = (position.end, position.floor, start)
+        var transactions: [(sequence: Int64, author: String, date: Double)] = []
         try RawQuery(db, "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
             .forEachRow(start, end) { row in
                 transactions.append((sqlite3_column_int64(row, 0), RawQuery.text(row, 1), sqlite3_column_double(row, 2)))
             }
         guard !transactions.isEmpty else { return nil }
-        try Self.records(after: start, through: end, db) { records.append($0) }
-    }
-
-    /// Calls `body` with the records in (`start`, `end`], of assets only when `type` is given, in order.
-    static func records(
-        after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: Database, _ body: (RoundRecord) throws -> Void
-    ) throws {
-        // `+objectType`: the interval through the primary key, not every record of the type through the index.
-        let query = try RawQuery(db, """
-            SELECT seq, objectType, objectId, kind, changedProperties, contentChanged FROM change_record
-            WHERE seq > ? AND seq <= ? AND (? = 0 OR +objectType = ?) ORDER BY seq
-            """)
-        let typeArgument = Int64(type?.rawValue ?? 0)
-        try query.forEachRow(start, end, typeArgument, typeArgument) { row in
-            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
-                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
-            else { return }
-            try body(RoundRecord(
-                sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
-                changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0))
-        }
+        self.transactions = transactions
+        recorded = try JournalRecords(after: start, through: end, db)
     }
 
     /// The records of the transactions in (`start`, `end`], which must not begin before the round's start.
@@ -67,17 +108,6 @@ struct RoundJournal: Sendable {
     /// - Complexity: O(log *r*) for *r* records.
     func records(after start: Int64, through end: Int64) -> ArraySlice<RoundRecord> {
         precondition(start >= self.start, "records before the round's start weren't read")
-        return records[firstRecord(after: start)..<firstRecord(after: end)]
-    }
-
-    /// The index of the first record of a transaction after `sequence`.
-    private func firstRecord(after sequence: Int64) -> Int {
-        var low = 0
-        var high = records.count
-        while low < high {
-            let middle = (low + high) / 2
-            if records[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
-        }
-        return low
+        return recorded.records[recorded.firstRecord(after: start)..<recorded.firstRecord(after: end)]
     }
 }

@@ -10,7 +10,12 @@ struct TouchedAssets {
         let kind: ChangeKind
         /// Its transaction: with the asset, the record's primary key.
         let sequence: Int64
+        /// Where its previous values are in ``journal``'s buffer, if they were kept.
+        let previousValues: Range<Int>?
     }
+
+    /// The records read.
+    private let journal: JournalRecords
 
     /// The touched assets, in the order of their first record: their slots (what the arrays below and the
     /// other steps' arrays are indexed by).
@@ -31,13 +36,13 @@ struct TouchedAssets {
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when more than `limit` assets are touched.
     init(from start: Int64, round: RoundJournal, sortProperties: AssetProperties?, limit: Int, _ db: Database) throws {
         if start >= round.start {
+            journal = round.recorded
             for record in round.records(after: start, through: round.end) where record.objectType == .asset {
                 try add(record, sortProperties: sortProperties, limit: limit)
             }
         } else {
-            try RoundJournal.records(after: start, through: round.end, of: .asset, db) { record in
-                try add(record, sortProperties: sortProperties, limit: limit)
-            }
+            journal = try JournalRecords(after: start, through: round.end, of: .asset, db)
+            for record in journal.records { try add(record, sortProperties: sortProperties, limit: limit) }
         }
     }
 
@@ -45,7 +50,7 @@ struct TouchedAssets {
         let (slot, isFirst) = slots.insert(record.objectID)
         if isFirst {
             guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
-            first.append(First(kind: record.kind, sequence: record.sequence))
+            first.append(First(kind: record.kind, sequence: record.sequence, previousValues: record.previousValues))
             updated.append(false)
             sortChanged.append(false)
         }
@@ -60,8 +65,13 @@ struct TouchedAssets {
     /// of a touched asset's first record: its state at the interval's start. Nil when the record has none
     /// (an insertion) or they can't be read.
     ///
-    /// - Complexity: one row read by primary key.
+    /// - Complexity: one row read by primary key when the records' buffer didn't keep them.
     func previousValues(at indexes: [Int], slot: Int, _ db: Database) throws -> [DatabaseValue]? {
+        if let range = first[slot].previousValues {
+            return journal.previousValueBytes.withUnsafeBytes { buffer in
+                PreviousValues.values(at: indexes, of: AssetRow.self, in: UnsafeRawBufferPointer(rebasing: buffer[range]))
+            }
+        }
         let query = try RawQuery(db, "SELECT previousValues FROM change_record WHERE seq = ? AND objectType = ? AND objectId = ?")
         var values: [DatabaseValue]?
         try query.forEachRow(first[slot].sequence, Int64(ObjectType.asset.rawValue), ids[slot]) { row in
