@@ -216,13 +216,12 @@ enum PreviousValues {
         var result = [DatabaseValue](repeating: .null, count: indexes.count)
         do {
             for column in 0...last {
-                let wanted = indexes.indices.filter { indexes[$0] == column }
-                if wanted.isEmpty {
+                guard indexes.contains(column) else {
                     guard try reader.skip() else { return nil }
                     continue
                 }
                 guard let value = try reader.next() else { return nil }
-                for position in wanted { result[position] = value }
+                for (position, index) in indexes.enumerated() where index == column { result[position] = value }
             }
         } catch {
             return nil

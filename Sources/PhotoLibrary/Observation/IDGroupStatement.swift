@@ -21,17 +21,20 @@ struct IDGroupStatement {
     private static let values = Array(repeating: "(?)", count: arity).joined(separator: ",")
     private static let padding = StatementArguments(Array(repeating: DatabaseValue.null, count: arity))
 
-    /// Prepares (or takes from the connection's cache) `SELECT columns` over the group's assets, `columns`
-    /// binding `arguments`, and binds them.
-    init(_ db: Database, columns: String, arguments: StatementArguments = StatementArguments()) throws {
-        statement = try db.cachedStatement(sql: """
-            WITH ids(id) AS (VALUES \(Self.values)) SELECT \(columns) FROM ids CROSS JOIN asset ON asset.id = ids.id
-            """)
+    /// The statement's SQL and arguments for `SELECT columns` over the group's assets, `columns` binding
+    /// `arguments` (the ids' come first, as NULL): build them once and keep them.
+    static func query(columns: String, arguments: StatementArguments = StatementArguments()) -> (sql: String, arguments: StatementArguments) {
+        ("WITH ids(id) AS (VALUES \(values)) SELECT \(columns) FROM ids CROSS JOIN asset ON asset.id = ids.id", padding + arguments)
+    }
+
+    /// Prepares (or takes from the connection's cache) a statement of ``query(columns:arguments:)``, and binds
+    /// its arguments.
+    init(_ db: Database, query: (sql: String, arguments: StatementArguments)) throws {
+        statement = try db.cachedStatement(sql: query.sql)
         precondition(statement.isReadonly, "an id group statement only reads")
         // GRDB binds the arguments (the ids' as NULL); the ids are rebound for each group, the rest stays bound.
         // A statement that already has these arguments (the usual case, round after round) keeps them.
-        let all = Self.padding + arguments
-        if statement.arguments != all { try statement.setArguments(all) }
+        if statement.arguments != query.arguments { try statement.setArguments(query.arguments) }
     }
 
     /// Runs the statement for `ids`, ``arity`` at a time, and calls `body` with the SQLite statement on each

@@ -49,12 +49,12 @@ final class IncrementalFetch: Sendable {
     let journalIndexes: [Int]
     /// `asset.id, <columns>`: what a probe reads.
     let probeColumns: String
-    /// The membership query's columns and arguments, once built (see ``membershipColumns(_:)``).
+    /// The membership query, once built (see ``membershipQuery(_:)``).
     private let membership = BuiltMembership()
 
-    /// A value built on first use and kept: the fetch's condition as SQL text and arguments.
+    /// A value built on first use and kept: the membership query's SQL and arguments.
     final class BuiltMembership: Sendable {
-        let value = Mutex<(columns: String, arguments: StatementArguments)?>(nil)
+        let value = Mutex<(sql: String, arguments: StatementArguments)?>(nil)
     }
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
@@ -149,8 +149,7 @@ final class IncrementalFetch: Sendable {
         var keys = CurrentKeys(
             members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
         keys.all.reserveCapacity(touched.ids.count)
-        let membership = try membershipColumns(db)
-        let statement = try IDGroupStatement(db, columns: membership.columns, arguments: membership.arguments)
+        let statement = try IDGroupStatement(db, query: membershipQuery(db))
         var memberRows: [(key: Int, slot: Int)] = []
         try statement.forEachRow(ids: touched.ids) { row in
             let id = sqlite3_column_int64(row, 0)
@@ -169,12 +168,12 @@ final class IncrementalFetch: Sendable {
         return keys
     }
 
-    /// What the membership query selects (``probeColumns`` and whether the fetch's condition holds) and its
-    /// arguments, built once.
-    private func membershipColumns(_ db: Database) throws -> (columns: String, arguments: StatementArguments) {
+    /// The membership query (``probeColumns`` and whether the fetch's condition holds) as an id group
+    /// statement's SQL and arguments, built once.
+    private func membershipQuery(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
         if let built = membership.value.withLock({ $0 }) { return built }
         let (condition, arguments) = try self.condition.build(db)
-        let built = (columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: arguments)
+        let built = IDGroupStatement.query(columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: arguments)
         membership.value.withLock { $0 = built }
         return built
     }

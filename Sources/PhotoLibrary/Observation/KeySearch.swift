@@ -258,7 +258,7 @@ struct KeySearch {
             }
         }
         guard !wanted.isEmpty else { return }
-        if probeStatement == nil { probeStatement = try IDGroupStatement(db, columns: fetch.probeColumns) }
+        if probeStatement == nil { probeStatement = try IDGroupStatement(db, query: IDGroupStatement.query(columns: fetch.probeColumns)) }
         try probeStatement!.forEachRow(ids: wanted.keys) { row in
             let id = sqlite3_column_int64(row, 0)
             let key = probes.append(row, id: id, from: 1)

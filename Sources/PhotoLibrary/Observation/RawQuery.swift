@@ -21,6 +21,11 @@ struct RawQuery {
     ///
     /// - Throws: a `DatabaseError` when SQLite fails; what `body` throws.
     func forEachRow(_ arguments: Int64..., body: (SQLiteStatement) throws -> Void) throws {
+        try forEachRow(arguments, body: body)
+    }
+
+    /// The same, with the arguments in an array.
+    func forEachRow(_ arguments: [Int64], body: (SQLiteStatement) throws -> Void) throws {
         defer { sqlite3_reset(statement.sqliteStatement) }
         try bind(arguments)
         try Self.step(statement, body)

@@ -28,21 +28,20 @@ struct JournalRecords: Sendable {
 
     /// Reads the records in (`start`, `end`] (of one type when `type` is given).
     init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: Database) throws {
+        let columns = "SELECT seq, objectType, objectId, kind, changedProperties, contentChanged, previousValues FROM change_record"
         // `+objectType`: the interval through the primary key, not every record of the type through the index.
-        let query = try RawQuery(db, """
-            SELECT seq, objectType, objectId, kind, changedProperties, contentChanged,
-                   CASE WHEN objectType = 1 THEN previousValues END
-            FROM change_record WHERE seq > ? AND seq <= ? AND (? = 0 OR +objectType = ?) ORDER BY seq
-            """)
-        let typeArgument = Int64(type?.rawValue ?? 0)
-        try query.forEachRow(start, end, typeArgument, typeArgument) { row in
+        let query = try type == nil
+            ? RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq")
+            : RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq")
+        let arguments = [start, end] + (type.map { [Int64($0.rawValue)] } ?? [])
+        try query.forEachRow(arguments) { row in
             guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
                 let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
             else { return }
             records.append(RoundRecord(
                 sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
                 changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0,
-                previousValues: keep(row, 6)))
+                previousValues: type == .asset ? keep(row, 6) : nil))
         }
     }
 
