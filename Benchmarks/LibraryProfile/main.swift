@@ -19,6 +19,8 @@
 //                      the commits alone (to tell a round's system calls from its commit's, with strace).
 //   commit-on N        N commits of 100 asset inserts into a fresh library, journal on (counted).
 //   commit-off N       the same with the journal off (the baseline).
+//   commits-compared N N commits into each, alternating between a library with the journal and one without,
+//                      timed: medians and the throughput ratio.
 import Foundation
 import LibraryFixtures
 @_spi(Benchmarks) import PhotoLibrary
@@ -111,6 +113,29 @@ func commits(_ count: Int, journaling: Bool) throws {
     for _ in 0..<count { try profiledCommit(library, counter: &counter) }
 }
 
+/// Commits of 100 inserts alternating between a library with the journal and one without, timed: the
+/// medians and the throughput ratio, with the machine's noise spread over both alike.
+func commitsCompared(_ count: Int) throws {
+    let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-profile-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var libraries: [PhotoLibrary] = []
+    for journaling in [true, false] {
+        var options = PhotoLibrary.Options()
+        options.journaling = journaling
+        libraries.append(try PhotoLibrary(url: directory.appending(path: journaling ? "on" : "off"), options: options))
+    }
+    var counters = [0, 0]
+    var durations: [[Duration]] = [[], []]
+    for round in 0..<(2 * count) {
+        let which = round % 2
+        let began = ContinuousClock.now
+        try Workloads.commit100Inserts(libraries[which], counter: &counters[which])
+        durations[which].append(ContinuousClock.now - began)
+    }
+    let medians = durations.map { $0.sorted()[$0.count / 2] }
+    print("journal on: median \(medians[0]); off: median \(medians[1]); throughput on/off \(medians[1] / medians[0])")
+}
+
 /// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
 /// `strace -f` shows which system calls it makes.
 let markSystemCalls = ProcessInfo.processInfo.environment["PROFILE_MARKS"] != nil
@@ -128,7 +153,8 @@ case "details-commits-only": try details(rounds: count, incremental: true, measu
 case "details-floor": try floor(rounds: count)
 case "commit-on": try commits(count, journaling: true)
 case "commit-off": try commits(count, journaling: false)
+case "commits-compared": try commitsCompared(count)
 default:
-    FileHandle.standardError.write(Data("usage: LibraryProfile details[-refetch][-timed]|details-commits-only|commit-on|commit-off [N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: LibraryProfile details[-refetch][-timed]|details-floor|details-commits-only|commit-on|commit-off|commits-compared [N]\n".utf8))
     exit(2)
 }
