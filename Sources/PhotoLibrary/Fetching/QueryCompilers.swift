@@ -45,6 +45,8 @@ enum AssetQueryCompiler {
         var burstFilter = !options.includeAllBurstAssets
         // Membership a function of each asset's own public properties, evaluated the same way at any time.
         var membershipIsPerAsset = true
+        // The columns of `asset` the condition reads; nil when it reads something else.
+        var conditionColumns: [String]? = []
 
         switch query.scope {
         case .assets:
@@ -56,6 +58,7 @@ enum AssetQueryCompiler {
             membershipIsPerAsset = false
         case .assetsInSmartAlbum(let subtype):
             conditions.append(SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince))
+            conditionColumns = SmartAlbumRule.columns(subtype: subtype)
             if subtype == .smartAlbumRecentlyAdded {
                 naturalOrder = "asset.addedDate"
                 membershipIsPerAsset = false  // A window of time.
@@ -78,16 +81,32 @@ enum AssetQueryCompiler {
             }
         case .assetsInBurst(let burst):
             conditions.append("asset.burstIdentifier = \(burst)")
+            conditionColumns?.append("burstIdentifier")
             burstFilter = false
         case .assetsWithMediaType(let mediaType):
             conditions.append("asset.mediaType = \(mediaType.rawValue)")
+            conditionColumns?.append("mediaType")
         default:
             preconditionFailure("not an asset fetch: \(query.scope)")
         }
-        if hiddenFilter { conditions.append("asset.isHidden = 0") }
-        if burstFilter { conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
-        if let predicate = options.predicate {
-            conditions.append(try predicate.sql(for: .asset))
+        if hiddenFilter {
+            conditions.append("asset.isHidden = 0")
+            conditionColumns?.append("isHidden")
+        }
+        if burstFilter {
+            conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
+            conditionColumns?.append(contentsOf: ["burstIdentifier", "representsBurst"])
+        }
+        if let filter = options.predicate {
+            let predicate = try filter.predicate(for: Asset.predicateSchema)
+            conditions.append(predicate.sql)
+            for name in predicate.predicate.keyNames {
+                guard let column = Asset.predicateSchema.key(named: name).flatMap(IncrementalFetch.assetColumn) else {
+                    conditionColumns = nil
+                    break
+                }
+                conditionColumns?.append(column)
+            }
         }
         var sql: SQL = " FROM " + from
         let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
@@ -109,7 +128,7 @@ enum AssetQueryCompiler {
         var incremental: IncrementalFetch?
         if membershipIsPerAsset {
             incremental = IncrementalFetch(
-                condition: condition ?? "1",
+                condition: condition ?? "1", conditionColumns: conditionColumns,
                 sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
         }
         var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)

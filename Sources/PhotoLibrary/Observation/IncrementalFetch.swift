@@ -19,7 +19,10 @@ import Synchronization
 ///
 /// **How**, in five steps (``update(_:from:through:_:)``):
 /// 1. The journal's records after the result's sequence name the touched assets (``TouchedAssets``);
-///    untouched assets keep their values, hence their membership and their relative order.
+///    untouched assets keep their values, hence their membership and their relative order. So do assets
+///    updated only in properties that neither the sort nor the condition reads (a favourite toggled under a
+///    date order): they are treated as untouched, and only their positions are searched, to report them
+///    changed.
 /// 2. The fetch's own SQL condition restricted to the touched ids gives their membership and sort values now,
 ///    so membership is exactly the requery's.
 /// 3. A touched asset's sort values at the result's sequence are its current ones when no record changed a
@@ -45,6 +48,9 @@ final class IncrementalFetch: Sendable {
     /// The journaled properties that cover the sort columns: an asset whose records name none of them kept
     /// its sort values. Nil when a column isn't covered (its values are then always read from the journal).
     let sortProperties: AssetProperties?
+    /// The journaled properties that cover the sort columns and those the condition reads: an asset updated
+    /// with none of them kept its place and its membership. Nil when a column isn't covered.
+    let relevantProperties: AssetProperties?
     /// The position of each sort column among the columns of an asset's previous values.
     let journalIndexes: [Int]
     /// `asset.id, <columns>`: what a probe reads.
@@ -58,14 +64,13 @@ final class IncrementalFetch: Sendable {
     }
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
-    init?(condition: SQL, sortDescriptors: [FetchSort]) {
+    /// `conditionColumns` are the columns of `asset` the condition reads (nil: it reads others).
+    init?(condition: SQL, conditionColumns: [String]?, sortDescriptors: [FetchSort]) {
         var columns: [String] = []
         var ascending: [Bool] = []
         var journalIndexes: [Int] = []
         for descriptor in sortDescriptors {
-            guard let key = Asset.predicateSchema.key(named: descriptor.key), key.sqlExpression.hasPrefix("asset.") else { return nil }
-            let column = String(key.sqlExpression.dropFirst("asset.".count))
-            guard !column.isEmpty, column.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
+            guard let column = Asset.predicateSchema.key(named: descriptor.key).flatMap(Self.assetColumn),
                 let journalIndex = AssetRow.journalColumns.firstIndex(of: column)
             else { return nil }
             columns.append(column)
@@ -77,7 +82,16 @@ final class IncrementalFetch: Sendable {
         self.ascending = ascending
         self.journalIndexes = journalIndexes
         sortProperties = Self.covering(columns)
+        relevantProperties = conditionColumns.flatMap { Self.covering(columns + $0) }
         probeColumns = "asset.id" + columns.map { ", asset." + $0 }.joined()
+    }
+
+    /// The column of `asset` a key reads, when it is one (`asset.column`); nil for any other expression.
+    static func assetColumn(_ key: PredicateKey<Asset>) -> String? {
+        guard key.sqlExpression.hasPrefix("asset.") else { return nil }
+        let column = String(key.sqlExpression.dropFirst("asset.".count))
+        guard !column.isEmpty, column.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return nil }
+        return column
     }
 
     /// The journaled properties whose changes can change these columns; nil when one isn't covered.
@@ -118,15 +132,24 @@ final class IncrementalFetch: Sendable {
         do {
             // Records before the floor may be gone.
             guard start >= round.floor else { throw Unmaintainable() }
-            let touched = try TouchedAssets(
-                from: start, round: round, sortProperties: sortProperties, limit: Self.maximumTouched(count: before.count), db)
-            guard !touched.ids.isEmpty else { return IncrementalUpdate(unchanged: before) }
+            let all = try TouchedAssets(from: start, round: round, of: self, limit: Self.maximumTouched(count: before.count), db)
+            guard !all.ids.isEmpty else { return IncrementalUpdate(unchanged: before) }
+            // Assets updated in properties neither the sort nor the condition reads stay where they were, as they
+            // were: only their positions are searched, by their keys at the start (not read again).
+            let (touched, inPlace) = all.dividing()
             let now = try currentKeys(of: touched, db)
             let old = try keysAtStart(touched, now: now, db)
             var search = KeySearch(fetch: self, before: before, touched: touched, old: old, db)
             let placement = try search.place(members: now.members, slots: now.memberSlots)
+            var inPlaceKeys = SortKeys(width: columns.count)
+            for slot in inPlace {
+                guard let values = try all.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
+                inPlaceKeys.append(values, id: all.ids[slot])
+            }
+            let updatedInPlace = try search.positions(of: inPlaceKeys).filter { $0 >= 0 }
             return try IncrementalUpdate(
-                before: before, touched: touched, members: now.members, memberSlots: now.memberSlots, placement: placement)
+                before: before, touched: touched, members: now.members, memberSlots: now.memberSlots, placement: placement,
+                updatedInPlace: updatedInPlace)
         } catch is Unmaintainable {
             return nil
         }
@@ -150,6 +173,7 @@ final class IncrementalFetch: Sendable {
             members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
         keys.all.reserveCapacity(touched.ids.count)
         let statement = try IDGroupStatement(db, query: membershipQuery(db))
+        guard !touched.ids.isEmpty else { return keys }
         var memberRows: [(key: Int, slot: Int)] = []
         try statement.forEachRow(ids: touched.ids) { row in
             let id = sqlite3_column_int64(row, 0)

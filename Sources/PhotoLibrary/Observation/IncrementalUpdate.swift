@@ -18,7 +18,12 @@ struct IncrementalUpdate: Sendable {
     /// touched assets present in both cut into: the minimal moves come from ``ChainMoves``.
     ///
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when the moves can't be derived that way.
-    init(before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, memberSlots: [Int], placement: Placement) throws {
+    /// `updatedInPlace` holds the positions in `before` of the assets updated in place (not touched here: they
+    /// keep their place in the chain of untouched assets), reported as changed.
+    init(
+        before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, memberSlots: [Int], placement: Placement,
+        updatedInPlace: [Int] = []
+    ) throws {
         let count = before.count
         let holes = placement.holes
         let slots = placement.slots
@@ -49,6 +54,12 @@ struct IncrementalUpdate: Sendable {
                 beforeIndex: position, afterIndex: afterIndex))
             if touched.updated[slot] { changedIndexes.append(afterIndex) }
         }
+        for position in updatedInPlace {
+            // Its rank among the untouched assets, after the members whose slot is at most that rank.
+            let rank = position - FetchResultKeyList.lowerBound(holes, position)
+            changedIndexes.append(rank + Self.upperBound(slots, rank))
+        }
+        if !updatedInPlace.isEmpty { changedIndexes.sort() }
         guard let moved = ChainMoves.moved(cutIns: cutIns, chainCount: untouchedCount) else { throw IncrementalFetch.Unmaintainable() }
         diff = IndexDiff.assembled(
             beforeCount: count, afterCount: untouchedCount + members.count, removedIndexes: removedIndexes,
@@ -63,16 +74,21 @@ struct IncrementalUpdate: Sendable {
         var moves = moved.cutIns.map { IndexDiff.Move(from: cutIns[$0].beforeIndex, to: cutIns[$0].afterIndex) }
         for ranks in moved.chain {
             for rank in ranks {
-                var low = 0
-                var high = slots.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if slots[middle] <= rank { low = middle + 1 } else { high = middle }
-                }
-                moves.append(IndexDiff.Move(from: FetchResultKeyList.position(ofSurvivor: rank, holes: holes), to: rank + low))
+                moves.append(IndexDiff.Move(from: FetchResultKeyList.position(ofSurvivor: rank, holes: holes), to: rank + upperBound(slots, rank)))
             }
         }
         moves.sort { $0.to < $1.to }
         return moves
+    }
+
+    /// The number of elements of `sorted` (ascending) that are at most `value`.
+    private static func upperBound(_ sorted: [Int], _ value: Int) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] <= value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -42,6 +42,40 @@ struct KeySearch {
         return try placeWithProbes(members: members, slots: slots)
     }
 
+    /// The position in `before` of the asset of each key, given as its key at the start, or -1 when it isn't
+    /// in `before`: for assets that aren't touched.
+    ///
+    /// - Complexity: O(*t* log *n*) in memory with dense values; else as ``place(members:slots:)``.
+    mutating func positions(of keys: SortKeys) throws -> [Int] {
+        guard keys.count > 0 else { return [] }
+        if let baseValues = before.denseBaseValues {
+            let values = try Self.numbers(keys)
+            return (0..<keys.count).map { index in
+                let position = lowerBound(values, index, keys.ids[index], baseValues)
+                return position < before.count && before[position] == keys.ids[index] ? position : -1
+            }
+        }
+        var found = [Int](repeating: -1, count: keys.count)
+        let keyWindows = windows(keys)
+        var searched = SortKeys(width: keys.width)
+        var searchedKeys: [Int] = []  // Index into `keys` of each key of `searched`.
+        for index in 0..<keys.count {
+            let window = keyWindows[index]
+            guard window.count <= Self.scannedWindow else {
+                searched.append(from: keys, index)
+                searchedKeys.append(index)
+                continue
+            }
+            let range = window.lowerBound..<min(window.upperBound + 1, before.count)
+            found[index] = range.first { before[$0] == keys.ids[index] } ?? -1
+        }
+        let bounds = try lowerBounds(searched)
+        for (target, index) in searchedKeys.enumerated() where bounds[target] < before.count && before[bounds[target]] == keys.ids[index] {
+            found[index] = bounds[target]
+        }
+        return found
+    }
+
     /// ``place(members:slots:)`` with every 16th key's sort values in memory, or none.
     private mutating func placeWithProbes(members: SortKeys, slots: [Int]) throws -> Placement {
         var placement = Placement(touchedCount: touched.ids.count)

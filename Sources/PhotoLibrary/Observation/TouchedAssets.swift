@@ -26,6 +26,9 @@ struct TouchedAssets {
     private(set) var updated: [Bool] = []
     /// Whether each has a record naming a property of the sort (every updated one when the sort isn't covered).
     private(set) var sortChanged: [Bool] = []
+    /// Whether each may have changed its place or its membership: inserted, deleted, or updated in a property
+    /// of the sort or of the condition (every one when they aren't covered).
+    private(set) var affected: [Bool] = []
 
     /// The touched assets' ids, by slot.
     var ids: [Int64] { slots.ids }
@@ -34,31 +37,58 @@ struct TouchedAssets {
     /// when it read them all (`start` is not before the round's start), else from the journal.
     ///
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when more than `limit` assets are touched.
-    init(from start: Int64, round: RoundJournal, sortProperties: AssetProperties?, limit: Int, _ db: Database) throws {
+    init(from start: Int64, round: RoundJournal, of fetch: IncrementalFetch, limit: Int, _ db: Database) throws {
         if start >= round.start {
             journal = round.recorded
             for record in round.records(after: start, through: round.end) where record.objectType == .asset {
-                try add(record, sortProperties: sortProperties, limit: limit)
+                try add(record, of: fetch, limit: limit)
             }
         } else {
             journal = try JournalRecords(after: start, through: round.end, of: .asset, db)
-            for record in journal.records { try add(record, sortProperties: sortProperties, limit: limit) }
+            for record in journal.records { try add(record, of: fetch, limit: limit) }
         }
     }
 
-    private mutating func add(_ record: RoundRecord, sortProperties: AssetProperties?, limit: Int) throws {
+    private mutating func add(_ record: RoundRecord, of fetch: IncrementalFetch, limit: Int) throws {
         let (slot, isFirst) = slots.insert(record.objectID)
         if isFirst {
             guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
             first.append(First(kind: record.kind, sequence: record.sequence, previousValues: record.previousValues))
             updated.append(false)
             sortChanged.append(false)
+            affected.append(false)
         }
-        if record.kind == .updated {
-            updated[slot] = true
-            let properties = AssetProperties(rawValue: record.changedProperties)
-            if sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
+        guard record.kind == .updated else {
+            affected[slot] = true
+            return
         }
+        updated[slot] = true
+        let properties = AssetProperties(rawValue: record.changedProperties)
+        if fetch.sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
+        if fetch.relevantProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { affected[slot] = true }
+    }
+
+    /// These assets split in two: those that may have changed their place or membership, and the slots (here)
+    /// of the others, updated in place.
+    func dividing() -> (affected: TouchedAssets, inPlace: [Int]) {
+        var divided = TouchedAssets(journal: journal)
+        var inPlace: [Int] = []
+        for slot in ids.indices {
+            guard affected[slot] else {
+                inPlace.append(slot)
+                continue
+            }
+            divided.slots.insert(ids[slot])
+            divided.first.append(first[slot])
+            divided.updated.append(updated[slot])
+            divided.sortChanged.append(sortChanged[slot])
+            divided.affected.append(true)
+        }
+        return (divided, inPlace)
+    }
+
+    private init(journal: JournalRecords) {
+        self.journal = journal
     }
 
     /// The values of the columns at `indexes` (positions in ``AssetRow/journalColumns``) in the previous values
