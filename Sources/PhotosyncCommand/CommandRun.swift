@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoLibrary
 import Synchronization
+import SyncWorker
 
 /// One run of a command: opens its library, and on failure reports the error (plain, or JSON on stderr) with
 /// the documented exit code, removing a library this run created.
@@ -62,7 +63,7 @@ final class CommandRun: Sendable {
     /// into it meanwhile.
     func removeCreatedLibrary() {
         guard let (url, newDirectory) = created.withLock({ $0 }) else { return }
-        if DaemonLock.currentHolder(libraryURL: url) != nil { return }
+        if MirrorWriterLock.currentHolder(libraryURL: url) != nil { return }
         if let library = try? PhotoLibrary(url: url, options: .init(createIfNeeded: false)),
             (try? library.historyStatus().currentToken.sequence) != 0
         {

@@ -39,8 +39,6 @@ struct ScanCommand: AsyncParsableCommand {
             let root = try FolderArgument.resolve(directory)
             let library = try run.openOrCreateLibrary()
             try FolderArgument.checkNotNested(root, in: library)
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.scan", options: options)
             let folderMirror = try FolderMirror(library: library, root: root, options: mirror.mirrorOptions(logger: logger))
             let reporter = ProgressReporter.forCommand(options, logger: logger)

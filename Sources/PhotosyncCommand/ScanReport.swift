@@ -18,6 +18,9 @@ enum ScanReport {
             (\(Plural.count(report.filesHashed, "file")) hashed, \(ProgressReporter.bytes(Double(report.bytesHashed))), \
             \(String(format: "%.1f", report.seconds)) s)
             """)
+        if summary.repaired > 0 {
+            Output.line("  \(Plural.count(summary.repaired, "file")) repaired first: the library disagreed with the folder's records")
+        }
         let skipped = summary.skipped.map { (path: $0.path, text: $0.reason) }.sorted { $0.path < $1.path }
         printCapped(skipped, verb: "skipped", verbose: options.verbose)
         let problems = summary.metadataProblems.map { (path: $0.key, text: "mirrored with what could be read; " + $0.value.joined(separator: "; ")) }

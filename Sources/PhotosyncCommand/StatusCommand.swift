@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoLibrary
 import PhotosyncWire
+import SyncWorker
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,13 +31,14 @@ struct StatusCommand: AsyncParsableCommand {
             assets: try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)).count,
             albums: try library.fetchAssetCollections(with: .album).count, moments: try library.fetchMoments().count,
             topLevelCollections: try library.fetchTopLevelUserCollections().count)
-        let watcher = DaemonLock.currentHolder(libraryURL: library.url).map {
+        let watcher = MirrorWriterLock.currentHolder(libraryURL: library.url).map {
             Wire.Watcher(pid: $0.pid, mode: $0.mode, root: $0.root, since: Wire.Timestamp($0.since, timeZone: timeZone))
         }
         return Wire.Status(
             library: library.url.path, identity: library.identity.uuidString, counts: counts,
             history: Wire.HistorySummary(try library.historyStatus()),
-            mirrors: try library.fetchMirrorRoots().map { Wire.Mirror($0, timeZone: timeZone) }, watcher: watcher)
+            mirrors: try library.fetchMirrorRoots().map { Wire.Mirror($0, timeZone: timeZone) }, watcher: watcher,
+            prerender: PrerenderPublisher.readState(libraryURL: library.url))
     }
 
     static func print(_ status: Wire.Status) {
@@ -53,5 +55,6 @@ struct StatusCommand: AsyncParsableCommand {
         } else {
             Output.line("daemon: not running")
         }
+        Output.line("pre-render: \(status.prerender?.summary ?? "none yet")")
     }
 }

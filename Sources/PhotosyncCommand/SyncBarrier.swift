@@ -13,15 +13,13 @@ enum SyncBarrier {
         let root = try FolderArgument.resolve(folder)
         try FolderArgument.checkNotNested(root, in: library)
         do {
-            if let holder = DaemonLock.currentHolder(libraryURL: library.url) {
+            if let holder = MirrorWriterLock.currentHolder(libraryURL: library.url) {
                 guard holder.mode == "watch", holder.root == root.path else {
                     throw CommandFailure("another photosync process (\(holder.summary)) mirrors into this library; retry when it is done")
                 }
                 try await FolderMirror.requestSync(library: library, root: root, timeout: .seconds(60))
                 return
             }
-            let lock = try DaemonLock.acquire(libraryURL: library.url, root: root.path, mode: "scan")
-            defer { withExtendedLifetime(lock) {} }
             let logger = CommandLogging.logger(label: "photosync.sync", options: options)
             try await FolderMirror(library: library, root: root, options: FolderMirrorOptions(logger: logger)).scan()
         } catch let error as SyncError {

@@ -18,6 +18,8 @@ struct DiskSnapshot {
     var skipped: [SkippedFile] = []
     /// Sync cookie files found at the top of the root.
     var cookies: [String] = []
+    /// Photosync libraries found in the tree, left out with everything below them (see ``LibraryExclusion``).
+    var libraries: [String] = []
 
     /// Whether `path` lies under a directory that could not be listed.
     func isUnderUnreadableDirectory(_ path: String) -> Bool {
@@ -63,7 +65,8 @@ extension FileStamp {
 }
 
 /// Walks a tree with `opendir`/`fstatat`, applying ignore rules as it descends (each directory's
-/// `.photosyncignore` is loaded on entry).
+/// `.photosyncignore` is loaded on entry) and leaving photosync libraries out (``LibraryExclusion``: one
+/// `stat` per directory).
 struct DiskWalker {
     static let cookiePrefix = ".photosync-sync-"
     /// Whether the built-in patterns look at names only (none holds a slash): then, while no ignore file is
@@ -72,13 +75,15 @@ struct DiskWalker {
 
     let root: String
     var ignore: IgnoreRules
+    let libraries: LibraryExclusion
     /// Decisions by (name, is a directory), valid while no ignore file is loaded (names repeat across
     /// folders: `IMG_0001.JPG` in every camera roll).
     private var decisions: [String: Bool] = [:]
 
-    init(root: String, ignore: IgnoreRules) {
+    init(root: String, ignore: IgnoreRules, libraries: LibraryExclusion) {
         self.root = root
         self.ignore = ignore
+        self.libraries = libraries
     }
 
     /// Whether an entry of a directory that is itself not ignored is ignored. The walk never descends
@@ -100,6 +105,10 @@ struct DiskWalker {
     mutating func walk(_ start: String, into snapshot: inout DiskSnapshot) {
         var pending = [start]
         while let directory = pending.popLast() {
+            if libraries.isLibrary(directory) {
+                snapshot.libraries.append(directory)
+                continue
+            }
             let absolute = directory.isEmpty ? root : root + "/" + directory
             if (try? ignore.loadIgnoreFile(root: root, directory: directory)) == true { decisions.removeAll() }
             guard let handle = opendir(absolute) else {

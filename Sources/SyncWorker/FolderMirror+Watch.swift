@@ -75,12 +75,16 @@ extension FolderMirror {
     /// - Parameters:
     ///   - progress: the initial scan's progress.
     ///   - onEvent: what the mirror does as it goes (batches committed with their token, rescans, refusals).
-    /// - Throws: ``SyncError``: the root is missing, unreadable, looks unmounted or went away (nothing is
-    ///   deleted), the watch could not start, or the library failed. A refused mass deletion is reported
+    /// - Throws: ``SyncError``: another mirror writer holds the library
+    ///   (``SyncError/Kind/mirrorWriterBusy(holder:)``; held by this watch until it returns otherwise), the
+    ///   root is missing, unreadable, looks unmounted or went away (nothing is deleted), the watch could not
+    ///   start, or the library failed. A refused mass deletion is reported
     ///   through `onEvent` and the log, and watching goes on.
     public func watch(
         progress: (@Sendable (ScanProgress) -> Void)? = nil, onEvent: (@Sendable (MirrorEvent) -> Void)? = nil
     ) async throws(SyncError) {
+        try await beginWriting(mode: "watch")
+        defer { endWriting() }
         let rules = SharedIgnoreRules((try? IgnoreRules.load(root: root.path, includeDefaults: options.includeDefaultIgnoreRules))
             ?? IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
         let watcher = try startWatcher(rules)
@@ -130,7 +134,9 @@ extension FolderMirror {
 
     private func startWatcher(_ rules: SharedIgnoreRules) throws(SyncError) -> FolderWatcher {
         do {
-            var watchOptions = FolderWatchOptions(isIgnored: { rules.isIgnored($0, isDirectory: $1) })
+            var watchOptions = FolderWatchOptions(isIgnored: { [libraries = engine.libraries] in
+                rules.isIgnored($0, isDirectory: $1) || libraries.isExcluded($0)
+            })
             hooks.configure(&watchOptions)
             let watcher = try FolderWatcher(root: root.path, options: watchOptions)
             hooks.started(watcher)
@@ -242,13 +248,14 @@ extension FolderMirror {
 
     /// The barrier: returns once every change made to the folder before the call is in the library.
     ///
-    /// While ``watch(progress:onEvent:)`` runs in this process, a cookie file is written into the root and
+    /// While ``watch(progress:onEvent:)`` runs on this mirror — or the library's mirror writer is a watcher
+    /// of the same root elsewhere (the daemon, another mirror) — a cookie file is written into the root and
     /// the call waits until the watcher has committed everything before it; otherwise a full scan runs.
     ///
     /// - Throws: ``SyncError`` from the scan, ``SyncError/Kind/syncTimedOut`` when the watcher did not
     ///   process the cookie within an hour (it may be busy with the initial scan of a large tree).
     public func sync() async throws(SyncError) {
-        if watching.withLock({ $0 }) > 0 {
+        if syncUsesCookie {
             try await Self.requestSync(library: library, root: root, timeout: .seconds(3600))
         } else {
             try await scan()

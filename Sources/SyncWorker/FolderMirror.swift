@@ -56,6 +56,42 @@ import Synchronization
 /// ``FolderMirrorOptions/maximumDeletionShare`` of the mirrored assets (and at least
 /// ``FolderMirrorOptions/minimumMassDeletion``) stops before deleting, unless
 /// ``FolderMirrorOptions/allowMassDeletion`` confirms it.
+///
+/// ## One writer per library
+/// Every pass — ``scan(progress:)``, ``watch(progress:onEvent:)`` for as long as it runs, and the scan of
+/// ``sync()`` — holds the library's mirror writer lock (``MirrorWriterLock``), whatever root it mirrors:
+/// two writers with separate in-memory states would both insert an asset for the same new file. So an app
+/// embedding a mirror and the daemon (`photosync watch`) exclude each other across processes, and two
+/// mirrors of one process exclude each other too; the passes of one mirror share its lock (a scan during its
+/// own watch waits for its engine, never for itself). A pass that finds another writer throws
+/// ``SyncError/Kind/mirrorWriterBusy(holder:)`` naming it (pid, root, mode, since) at once, having read and
+/// written nothing — or waits up to ``FolderMirrorOptions/mirrorWriterWait`` for it to finish. ``sync()``
+/// while a watcher of the same root runs elsewhere is a barrier through that watcher, not a scan.
+///
+/// ## Self-healing
+/// A full pass does not trust its own state. While it walks the tree it compares, in two aggregate
+/// queries (a process's first pass counts while it reads the records instead), the root's records with the library's assets referencing files under the root
+/// (``PhotoLibrary/mirrorConsistency(rootPath:)``); when they disagree — left so by two writers racing
+/// before this rule, an app deleting mirrored assets, or a crash of an older photosync — it repairs first
+/// (``ScanSummary/repaired``, journaled like any change): several assets of one file are merged into the
+/// oldest, which keeps its identifier, albums and properties, joins every album a merged copy was in, is a
+/// favourite when any copy was and stays hidden only when all were; an asset of a file no record names is
+/// adopted; a record naming an asset that is gone or references another file is dropped (the file is then
+/// new, unless an asset of it is adopted). Adopted assets are read again and follow the ordinary rules: one
+/// whose file is gone is deleted like any file gone (mass-deletion safety included) or moved when its
+/// content reappears. An adopted asset is put in its directory's album and out of other directories', as a
+/// moved one is; the albums and folders a racing writer made beside the recorded ones are deleted (the
+/// rule: ``MirrorOrphans``), their photos first put in their directories' albums. Every other photo keeps
+/// the albums it is in (a user's choices stay). A pass also reads the records again when the library's change token moved
+/// since it last committed (someone else changed the library). An unchanged, consistent tree costs a rescan
+/// nothing more than the two queries, run on another thread while the tree is walked.
+///
+/// ## Libraries in the tree
+/// A photosync library found in the tree — the mirror's own (`photosync --library
+/// ~/Pictures/Library.photosync scan ~/Pictures`) or any other, recognised by its database
+/// (``PhotoLibrary/isLibraryDirectory(atPath:)``), not its name — is left out with everything below it: its
+/// originals are not photos to mirror. One that appears later (created, moved or copied in) is left out from
+/// then on, and what was mirrored from its directory goes like files deleted.
 public final class FolderMirror: Sendable {
     /// The library the folder is mirrored into.
     public let library: PhotoLibrary
@@ -67,8 +103,11 @@ public final class FolderMirror: Sendable {
     let engine: MirrorEngine
     /// How many ``watch(progress:onEvent:)`` loops run (``sync()`` uses cookies while one does).
     let watching = Mutex(0)
+    /// This mirror's hold on the library's mirror writer lock, shared by its overlapping passes.
+    let writer = WriterLease()
 
-    /// Prepares a mirror of `root` into `library`. Nothing is read or written until a pass runs.
+    /// Prepares a mirror of `root` into `library`. Nothing is read or written until a pass runs (and takes
+    /// the library's mirror writer lock).
     ///
     /// - Throws: ``SyncError/Kind/rootMissing`` when `root` is not an existing directory.
     public convenience init(library: PhotoLibrary, root: URL, options: FolderMirrorOptions = .init()) throws(SyncError) {
@@ -105,13 +144,21 @@ public final class FolderMirror: Sendable {
     /// ``ScanSummary/interrupted``, and nothing was deleted.
     ///
     /// - Returns: what the pass did; files it skipped and why.
-    /// - Throws: ``SyncError`` — the root is missing, unreadable or looks unmounted, the pass would delete
-    ///   too much, or the library failed. Nothing is deleted in the refused cases; batches committed before
-    ///   an error stay committed (and are consistent).
+    /// The pass holds the library's mirror writer lock (see "One writer per library" above). It first
+    /// compares the library with the mirror's records of this root and repairs what disagrees (see
+    /// "Self-healing" above; counted in ``ScanSummary/repaired``). Photosync libraries in the tree are left
+    /// out.
+    ///
+    /// - Throws: ``SyncError`` — another mirror writer holds the library
+    ///   (``SyncError/Kind/mirrorWriterBusy(holder:)``, nothing read or written), the root is missing,
+    ///   unreadable or looks unmounted, the pass would delete too much, or the library failed. Nothing is
+    ///   deleted in the refused cases; batches committed before an error stay committed (and are consistent).
     /// - Complexity: O(*n*) stats for *n* files plus reading the new and changed files; an unchanged tree
-    ///   reads no file.
+    ///   reads no file. The consistency check is two aggregate queries, run while the tree is walked.
     @discardableResult
     public func scan(progress: (@Sendable (ScanProgress) -> Void)? = nil) async throws(SyncError) -> ScanSummary {
-        try await engine.scan(progress: progress, onBatch: nil)
+        try await beginWriting(mode: "scan")
+        defer { endWriting() }
+        return try await engine.scan(progress: progress, onBatch: nil)
     }
 }

@@ -33,6 +33,15 @@ public struct FolderMirrorOptions: Sendable {
     public var rescanInterval: Duration? = .seconds(3600)
     /// Whether the built-in ignore patterns (hidden files, `*.tmp`, `@eaDir`…) apply besides `.photosyncignore`.
     public var includeDefaultIgnoreRules = true
+    /// How long a pass waits for another mirror writer of the library (another process, or another
+    /// ``FolderMirror`` of this one) to finish before throwing ``SyncError/Kind/mirrorWriterBusy(holder:)``.
+    ///
+    /// One writer per library (see ``FolderMirror``): by default a pass refuses at once, naming the holder, as
+    /// the daemon does. An app that scans now and then beside a daemon can wait instead (say a minute, while
+    /// the daemon is told to stop); a ``FolderMirror/watch(progress:onEvent:)`` holds the lock until it
+    /// returns, so waiting for a daemon only ends when the daemon does. Cancelling the waiting task throws
+    /// at once.
+    public var mirrorWriterWait: Duration = .zero
     /// Where the mirror reports what it does and what it refused to do.
     public var logger: Logger
 

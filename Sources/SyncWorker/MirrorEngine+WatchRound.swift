@@ -24,9 +24,11 @@ extension MirrorEngine {
         paths: Set<String>, round: WatchRound, onBatch: BatchHandler?
     ) throws(SyncError) -> (summary: ScanSummary, retry: [String]) {
         let rootStamp = try checkRoot()
-        // Only the outermost paths: a directory's walk covers what is inside it.
+        // Only the outermost paths: a directory's walk covers what is inside it. A path in a library is its
+        // library's directory: the walk leaves it out, and what was mirrored from there goes.
+        let candidates = Set(paths.map { libraries.enclosingLibrary(of: $0) ?? $0 }).sorted()
         var scope: [String] = []
-        for path in paths.sorted() where !scope.contains(where: { FileSystem.isWithin(path, $0) }) && !round.isPending(path) {
+        for path in candidates where !scope.contains(where: { FileSystem.isWithin(path, $0) }) && !round.isPending(path) {
             scope.append(path)
         }
         var snapshot = snapshot(of: scope, leavingOut: round)
@@ -81,7 +83,7 @@ extension MirrorEngine {
     /// What the disk shows under the round's scope, without the paths still pending for other rounds.
     private func snapshot(of scope: [String], leavingOut round: WatchRound) -> DiskSnapshot {
         var snapshot = DiskSnapshot()
-        var walker = DiskWalker(root: root, ignore: ignore)
+        var walker = DiskWalker(root: root, ignore: ignore, libraries: libraries)
         for path in scope {
             guard let (stamp, mode) = FileSystem.stamp(path.isEmpty ? root : root + "/" + path) else { continue }
             if ancestorIgnored(path, isDirectory: mode == S_IFDIR, walker.ignore) { continue }

@@ -17,12 +17,18 @@ struct Batch {
     var restamps: [MirroredFile] = []
     var moves: [(from: MirroredFile, to: MirroredFile)] = []
     var deletes: [MirroredFile] = []
+    /// Records naming an asset that already references the file (written by a repair, ``MirrorRepair``): the
+    /// asset is placed in its directory's album like a moved one.
+    var adoptions: [MirroredFile] = []
+    /// Paths whose records a repair drops (naming an asset that is gone or references another file):
+    /// forgotten, whatever they name now, the asset left alone.
+    var forgets: [String] = []
     var cookies: [String] = []
     var scanRecord: (start: Date, end: Date, summary: String?)?
     var rootDevice: UInt64?
     var counts = ScanSummary()
 
-    var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count }
+    var fileCount: Int { inserts.count + updates.count + restamps.count + moves.count + deletes.count + adoptions.count + forgets.count }
     var isEmpty: Bool { fileCount == 0 && cookies.isEmpty && scanRecord == nil && rootDevice == nil }
 }
 
@@ -35,13 +41,21 @@ actor MirrorEngine {
     let options: FolderMirrorOptions
     var logger: Logger { options.logger }
     var model: MirrorModel?
+    /// The library's change token when ``model`` was last known to equal the library's records: a full scan
+    /// that finds another token (someone else committed since: an app deleting assets, or a writer that does
+    /// not take the mirror writer lock) reads the records again rather than trusting its memory.
+    var modelToken: ChangeToken?
     var ignore: IgnoreRules
     /// Files found not to be media, by stamp: not probed again while unchanged.
     var notMedia: [String: FileStamp] = [:]
     /// Files with metadata problems already logged (by path and hash), so each is logged once.
     private var loggedProblems: Set<String> = []
     /// Live Photo pairs (stills and movies sharing a content identifier in one directory).
-    private var livePhotos = LivePhotoPairing()
+    var livePhotos = LivePhotoPairing()
+    /// The photosync libraries the walks leave out (the mirror's own one included).
+    let libraries: LibraryExclusion
+    /// Libraries found in the tree and logged (each once).
+    private var loggedLibraries: Set<String> = []
     /// Files watch rounds found gone and hold for a while (see ``HeldFiles``).
     var heldFiles = HeldFiles()
     var lastToken: ChangeToken?
@@ -52,6 +66,7 @@ actor MirrorEngine {
         self.rootName = URL(fileURLWithPath: root).lastPathComponent
         self.options = options
         self.ignore = IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules)
+        self.libraries = LibraryExclusion(root: root, library: library.url)
     }
 
     // MARK: State
@@ -59,37 +74,44 @@ actor MirrorEngine {
     func loadedModel() throws(SyncError) -> MirrorModel {
         if let model { return model }
         let loaded = try Self.loadModel(library: library, root: root)
-        model = loaded
-        return loaded
+        (modelToken, model) = (loaded.token, loaded.model)
+        return loaded.model
     }
 
-    /// The model of `root` as the library records it (empty when the root is not recorded yet).
-    private static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> MirrorModel {
+    /// The model of `root` as the library records it (empty when the root is not recorded yet), with the
+    /// library's change token read before it (so that a commit made meanwhile only makes it look stale).
+    ///
+    /// - Returns: also how many records name an asset that references the record's own file.
+    static func loadModel(library: PhotoLibrary, root: String) throws(SyncError) -> (token: ChangeToken?, model: MirrorModel, matching: Int) {
+        let token = try? library.currentChangeToken
+        var matching = 0
         do {
-            guard let record = try library.fetchMirrorRoot(path: root) else { return MirrorModel() }
-            return try MirrorModel.load(from: library, root: record)
+            guard let record = try library.fetchMirrorRoot(path: root) else { return (token, MirrorModel(), 0) }
+            let model = try MirrorModel.load(from: library, root: record, matching: &matching)
+            return (token, model, matching)
         } catch {
             throw .library(error)
         }
     }
 
-    /// A model loaded on a thread of its own while the disk walk runs: a new process's first scan reads the
-    /// library and walks the tree at once (two cores), instead of one after the other.
-    private final class ModelLoad: Sendable {
-        private let outcome = Mutex<Result<MirrorModel, SyncError>?>(nil)
+    /// A read of the library on a thread of its own while the disk walk runs: a new process's first scan
+    /// loads the model and walks the tree at once (two cores), instead of one after the other, and every full
+    /// scan checks the mirror's consistency meanwhile.
+    private final class BackgroundRead<Value: Sendable>: Sendable {
+        private let outcome = Mutex<Result<Value, SyncError>?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        init(library: PhotoLibrary, root: String) {
+        init(_ read: @escaping @Sendable () throws(SyncError) -> Value) {
             DispatchQueue.global().async { [self] in
-                let result = Result { () throws(SyncError) in try MirrorEngine.loadModel(library: library, root: root) }
+                let result = Result { () throws(SyncError) in try read() }
                 outcome.withLock { $0 = result }
                 done.signal()
             }
         }
 
-        /// Waits for the load to end and hands the model over (moved out, so that the engine's copy is the
-        /// only one and its first change does not copy every table).
-        func wait() throws(SyncError) -> MirrorModel {
+        /// Waits for the read to end and hands the value over (moved out, so that for the model the engine's
+        /// copy is the only one and its first change does not copy every table).
+        func wait() throws(SyncError) -> Value {
             done.wait()
             return try outcome.withLock { $0.take() }!.get()
         }
@@ -120,16 +142,43 @@ actor MirrorEngine {
         let start = Date()
         let clock = ContinuousClock.now
         let rootStamp = try checkRoot()
-        let loading = model == nil ? ModelLoad(library: library, root: root) : nil
-        var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules))
+        let (library, root) = (self.library, self.root)
+        if model != nil, let current = try? library.currentChangeToken, current != modelToken {
+            logger.debug("the library changed since the mirror's records were read: reading them again")
+            model = nil
+        }
+        // On the second core while the tree is walked: the consistency check, or the model when it is not in
+        // memory, counting the records that name their file's asset as it reads them (the check's costly part).
+        let loading = model == nil ? BackgroundRead { () throws(SyncError) in
+            let loaded = try Self.loadModel(library: library, root: root)
+            let assets: Int
+            do throws(PhotoLibraryError) { assets = try library.countFileReferences(rootPath: root) } catch { throw .library(error) }
+            return (loaded.token, loaded.model, MirrorConsistency(
+                files: loaded.model.count, filesWithTheirAsset: loaded.matching, referencingAssets: assets))
+        } : nil
+        let checking = loading != nil ? nil : BackgroundRead { () throws(SyncError) in
+            do throws(PhotoLibraryError) { return try library.mirrorConsistency(rootPath: root) } catch { throw .library(error) }
+        }
+        var walker = DiskWalker(root: root, ignore: IgnoreRules(includeDefaults: options.includeDefaultIgnoreRules), libraries: libraries)
         var snapshot = DiskSnapshot()
         snapshot.files.reserveCapacity((model?.count ?? 0) + 1024)
         walker.walk("", into: &snapshot)
-        if let loading { model = try loading.wait() }
+        let consistency: MirrorConsistency
+        if let loading {
+            (modelToken, model, consistency) = try loading.wait()
+        } else {
+            consistency = try checking!.wait()
+        }
         ignore = walker.ignore
+        note(libraries: snapshot.libraries)
+        let repaired = consistency.isConsistent ? 0 : try repair(consistency, onBatch: onBatch)
         let filesFound = snapshot.files.count
         var summary = try reconcile(
             scope: [""], snapshot: &snapshot, rootStamp: rootStamp, isFullScan: true, progress: progress, onBatch: onBatch)
+        if repaired > 0 {
+            summary.repaired = repaired
+            summary.batches += 1
+        }
         summary.duration = (ContinuousClock.now - clock).seconds
         // Only a complete pass counts as the last scan.
         if summary.interrupted { return summary }
@@ -140,6 +189,13 @@ actor MirrorEngine {
         try commit(record, onBatch: nil)
         progress?(ScanProgress(phase: .done, filesFound: filesFound, filesHashed: summary.filesHashed, bytesHashed: summary.bytesHashed))
         return summary
+    }
+
+    /// Logs the libraries the walk left out, each once.
+    private func note(libraries: [String]) {
+        for path in libraries where loggedLibraries.insert(path).inserted {
+            logger.info("left out \(path.isEmpty ? root : root + "/" + path): a photosync library, not a folder of photos")
+        }
     }
 
     func noteProblems(_ hashed: FileHasher.Hashed, into counts: inout ScanSummary) {
@@ -167,6 +223,7 @@ actor MirrorEngine {
         guard !batch.isEmpty else { return }
         var model = try loadedModel()
         self.model = nil  // Reloaded from the library if this commit fails.
+        let before = batch.fileCount > 0 ? try? library.currentChangeToken : nil
         do {
             try apply(batch, to: &model)
         } catch let error as SyncError {
@@ -183,6 +240,8 @@ actor MirrorEngine {
         if batch.fileCount > 0 {
             let token = try? library.currentChangeToken
             lastToken = token
+            // The model follows this commit; a commit of someone else's before it leaves it stale.
+            if before != nil && before == modelToken { modelToken = token }
             onBatch?(batch.counts, token)
         }
     }
@@ -215,6 +274,10 @@ actor MirrorEngine {
             inserted = Self.requestAssetChanges(
                 for: batch, root: root, assets: assets, live: live, tree: &tree,
                 moved: { id, from in (directoriesBefore[FileSystem.parent(of: from)]?.albumIdentifier, memberships[id]) })
+            for file in batch.adoptions {
+                guard let id = file.assetIdentifier, assets[id] != nil else { continue }
+                tree.move(id, fromAlbum: nil, memberOf: memberships[id] ?? [], to: FileSystem.parent(of: file.relativePath))
+            }
             live.applyAssetChanges()
             let deleted = batch.deletes.compactMap(\.assetIdentifier).filter { assets[$0] != nil }
             if !deleted.isEmpty { AssetChangeRequest.deleteAssets(withLocalIdentifiers: deleted) }
@@ -241,6 +304,7 @@ actor MirrorEngine {
         for (_, old) in batch.updates { if let id = old.assetIdentifier { identifiers.insert(id) } }
         for (from, _) in batch.moves { if let id = from.assetIdentifier { identifiers.insert(id) } }
         for file in batch.deletes { if let id = file.assetIdentifier { identifiers.insert(id) } }
+        for file in batch.adoptions { if let id = file.assetIdentifier { identifiers.insert(id) } }
         var assets: [String: Asset] = [:]
         guard !identifiers.isEmpty else { return assets }
         let fetched = try library.fetchAssets(
@@ -249,20 +313,42 @@ actor MirrorEngine {
         return assets
     }
 
-    /// Moved assets whose old directory has no album any more (renamed away earlier in this pass): the albums
-    /// they are in now, from the library.
+    /// The albums some assets are in now, from the library: moved assets whose old directory has no album any
+    /// more (renamed away earlier in this pass); assets moved to another directory than their own (not a
+    /// renamed one) — a user may have taken one out of its directory's album, or put it in another's; and
+    /// assets a repair adopts.
     private func albumMemberships(
         of batch: Batch, assets: [String: Asset], directories: [String: MirroredDirectory]
     ) throws -> [String: Set<String>] {
         var memberships: [String: Set<String>] = [:]
-        for (from, _) in batch.moves {
-            guard let id = from.assetIdentifier, let asset = assets[id],
-                directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier == nil
-            else { continue }
-            memberships[id] = Set(try library.fetchAssetCollections(containing: asset)
-                .filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
+        var sameDirectory: [String: Bool] = [:]
+        for (from, to) in batch.moves {
+            guard let id = from.assetIdentifier, let asset = assets[id] else { continue }
+            let (source, target) = (FileSystem.parent(of: from.relativePath), FileSystem.parent(of: to.relativePath))
+            if let entry = directories[source], entry.albumIdentifier != nil {
+                let key = source + "\u{0}" + target
+                let renamed = sameDirectory[key] ?? isSameDirectory(entry, at: source, as: target)
+                sameDirectory[key] = renamed
+                if renamed { continue }
+            }
+            memberships[id] = try albums(containing: asset)
+        }
+        for file in batch.adoptions {
+            guard let id = file.assetIdentifier, let asset = assets[id] else { continue }
+            memberships[id] = try albums(containing: asset)
         }
         return memberships
+    }
+
+    /// Whether `target` is the directory recorded at `source` (the same, or renamed: same device and inode).
+    private func isSameDirectory(_ entry: MirroredDirectory, at source: String, as target: String) -> Bool {
+        guard source != target else { return true }
+        guard let (stamp, _) = FileSystem.stamp(target.isEmpty ? root : root + "/" + target) else { return false }
+        return stamp.device == entry.device && stamp.inode == entry.inode
+    }
+
+    private func albums(containing asset: Asset) throws -> Set<String> {
+        Set(try library.fetchAssetCollections(containing: asset).filter { $0.assetCollectionType == .album }.map(\.localIdentifier))
     }
 
     /// Applies a batch's file changes to the model.
@@ -282,11 +368,20 @@ actor MirrorEngine {
             removedPaths.append(file.relativePath)
             touch(file.relativePath)
         }
+        for path in batch.forgets where model[path: path] != nil {
+            model.remove(path)
+            removedPaths.append(path)
+            touch(path)
+        }
         for (_, to) in batch.moves {
             model.set(to)
             touch(to.relativePath)
         }
         for file in batch.restamps { model.set(file) }
+        for file in batch.adoptions {
+            model.set(file)
+            touch(file.relativePath)
+        }
         for (new, old) in batch.updates {
             model.set(MirroredFile(relativePath: new.path, stamp: new.stamp, contentHash: new.hash, assetIdentifier: old.assetIdentifier))
         }
@@ -354,7 +449,7 @@ actor MirrorEngine {
         for (_, to) in batch.moves {
             mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
         }
-        for file in batch.restamps {
+        for file in batch.restamps + batch.adoptions {
             mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
         }
         for (new, old) in batch.updates {

@@ -180,10 +180,22 @@ struct MirrorModel: RecordedFiles {
     /// - Throws: ``PhotoLibraryError`` when the library can't be read or no longer records the root.
     /// - Complexity: O(*n*) in the root's files.
     static func load(from library: PhotoLibrary, root: MirrorRoot) throws(PhotoLibraryError) -> MirrorModel {
+        var matching = 0
+        return try load(from: library, root: root, matching: &matching)
+    }
+
+    /// The same, counting the records whose asset references the record's own file (for the consistency check:
+    /// ``MirrorConsistency/filesWithTheirAsset``, read with the records at no extra cost).
+    static func load(from library: PhotoLibrary, root: MirrorRoot, matching: inout Int) throws(PhotoLibraryError) -> MirrorModel {
         var model = MirrorModel()
         model.reserveCapacity(try library.countMirroredFiles(root: root))
         var run = ParentRun()
-        let directories = try library.forEachMirroredFile(root: root) { row in model.insertLoaded(row, run: &run) }
+        var count = 0
+        let directories = try library.forEachMirroredFile(root: root) { row in
+            if row.assetReferencesFile { count += 1 }
+            model.insertLoaded(row, run: &run)
+        }
+        matching = count
         model.count(directory: run.parent, run.count)
         for directory in directories { model.directories[directory.relativePath] = directory }
         return model

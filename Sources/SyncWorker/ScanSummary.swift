@@ -57,6 +57,12 @@ public struct ScanSummary: Sendable, Codable, Hashable {
     public var deleted = 0
     /// Files found as recorded: the stat cache matched, or the content hash did.
     public var unchanged = 0
+    /// Files whose assets or mirror record the pass repaired before mirroring, because the library disagreed
+    /// with the mirror's records (left so by two writers racing, or by a crash of an older photosync): several
+    /// assets for one file merged into the oldest, an asset of a file that no record named adopted, a record
+    /// naming an asset that is gone or references another file dropped. See ``FolderMirror``'s
+    /// "Self-healing".
+    public var repaired = 0
     /// Files read and hashed (new, changed, or with a stat that no longer matched).
     public var filesHashed = 0
     /// The bytes of the files hashed.
@@ -76,12 +82,40 @@ public struct ScanSummary: Sendable, Codable, Hashable {
     /// An empty summary: every count zero.
     public init() {}
 
+    private enum CodingKeys: String, CodingKey {
+        case inserted, updated, moved, deleted, unchanged, repaired, filesHashed, bytesHashed, batches, skipped
+        case metadataProblems, duration, interrupted
+    }
+
+    /// Decodes a summary, also one written before a count existed (the library keeps the last scan's summary
+    /// as JSON: ``PhotoLibrary/MirrorRoot/lastScanSummary``): a missing count is zero.
+    ///
+    /// - Throws: `DecodingError` when a value present has the wrong type.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        func count<T: Decodable & AdditiveArithmetic>(_ key: CodingKeys) throws -> T { try values.decodeIfPresent(T.self, forKey: key) ?? .zero }
+        inserted = try count(.inserted)
+        updated = try count(.updated)
+        moved = try count(.moved)
+        deleted = try count(.deleted)
+        unchanged = try count(.unchanged)
+        repaired = try count(.repaired)
+        filesHashed = try count(.filesHashed)
+        bytesHashed = try count(.bytesHashed)
+        batches = try count(.batches)
+        skipped = try values.decodeIfPresent([SkippedFile].self, forKey: .skipped) ?? []
+        metadataProblems = try values.decodeIfPresent([String: [String]].self, forKey: .metadataProblems) ?? [:]
+        duration = try count(.duration)
+        interrupted = try values.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false
+    }
+
     mutating func add(_ other: ScanSummary) {
         inserted += other.inserted
         updated += other.updated
         moved += other.moved
         deleted += other.deleted
         unchanged += other.unchanged
+        repaired += other.repaired
         filesHashed += other.filesHashed
         bytesHashed += other.bytesHashed
         batches += other.batches

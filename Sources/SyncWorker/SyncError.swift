@@ -34,6 +34,10 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         case cookieUnwritable
         /// The folder watch could not start.
         case watchFailed
+        /// Another mirror writer of the library — another process, or another ``FolderMirror`` of this one —
+        /// is running a pass: `holder` says which (pid, root, mode, since). Nothing was read or written. Set
+        /// ``FolderMirrorOptions/mirrorWriterWait`` to wait for it instead.
+        case mirrorWriterBusy(holder: MirrorWriterLock.Holder)
         /// The library failed.
         case library(PhotoLibraryError)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import PhotoLibrary
 
@@ -97,4 +98,78 @@ struct MirrorStateTests {
         }
         #expect(try library.fetchMirrorState(root: root).files.map(\.relativePath) == ["x.jpg"])
     }
+}
+
+@Suite("Mirror state: libraries in a tree, consistency")
+struct LibraryRecognitionTests {
+    /// The application id bytes of a file's SQLite header (offset 68).
+    static func headerMark(_ path: String) -> [UInt8] {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return [] }
+        return Array(data.dropFirst(68).prefix(4))
+    }
+
+    @Test("A library is recognised by its database's mark, also while its first commits are only in the write-ahead log")
+    func recognition() throws {
+        let test = try TestLibrary()
+        let path = test.library.url.path
+        // Open in this process, never checkpointed: the mark is in the log, not yet in the database file.
+        #expect(Self.headerMark(path + "/Photos.sqlite") == [0, 0, 0, 0])
+        #expect(FileManager.default.fileExists(atPath: path + "/Photos.sqlite-wal"))
+        #expect(PhotoLibrary.isLibraryDirectory(atPath: path))
+        // Closed (checkpointed): the mark is in the database file.
+        let closed = test.directory.url.appending(path: "Closed.photosync")
+        do { _ = try PhotoLibrary(url: closed) }
+        #expect(Self.headerMark(closed.path + "/Photos.sqlite") == Array("PSYN".utf8))
+        #expect(PhotoLibrary.isLibraryDirectory(atPath: closed.path))
+        // Not libraries: another program's SQLite database by the same name, any other file by that name, a
+        // folder without one, a path that does not exist, a file.
+        let other = test.directory.url.appending(path: "Other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: other.path + "/Photos.sqlite")
+        try queue.write { try $0.execute(sql: "CREATE TABLE t (x); PRAGMA application_id = 42") }
+        try queue.close()
+        #expect(!PhotoLibrary.isLibraryDirectory(atPath: other.path))
+        let text = test.directory.url.appending(path: "Text")
+        _ = test.directory.file("Text/Photos.sqlite", bytes: Array("SQLite format 3\0 but not really".utf8))
+        #expect(!PhotoLibrary.isLibraryDirectory(atPath: text.path))
+        #expect(!PhotoLibrary.isLibraryDirectory(atPath: test.directory.url.path))
+        #expect(!PhotoLibrary.isLibraryDirectory(atPath: test.directory.url.path + "/missing"))
+        #expect(!PhotoLibrary.isLibraryDirectory(atPath: path + "/Photos.sqlite"))
+    }
+
+    @Test("Consistency figures: records naming their file's asset against the assets referencing files under the root, nested roots apart")
+    func consistency() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let root = test.directory.url.appending(path: "root").path
+        let files = ["a.jpg", "b.jpg", "inner/c.jpg", "rootless.jpg"].map { test.directory.file("root/\($0)", seed: 1, size: 64) }
+        let outside = test.directory.file("elsewhere/d.jpg", seed: 2, size: 64)
+        var ids: [String] = []
+        try library.performChangesAndWait(author: "tests") {
+            for file in files + [outside] {
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+                ids.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+            let mirror = MirrorChangeRequest(rootPath: root)
+            mirror.setFile("a.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[0]))
+            // A record naming another file's asset, and one naming none.
+            mirror.setFile("b.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[3]))
+            mirror.setFile("gone.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: nil)
+            // A root nested inside: its files are its own.
+            MirrorChangeRequest(rootPath: root + "/inner").setFile(
+                "c.jpg", stamp: MirrorStateTests.stamp, contentHash: MirrorStateTests.hash, asset: ObjectRef(localIdentifier: ids[2]))
+        }
+        let figures = try library.mirrorConsistency(rootPath: root)
+        #expect(figures == MirrorConsistency(files: 3, filesWithTheirAsset: 1, referencingAssets: 3))
+        #expect(!figures.isConsistent)
+        #expect(try library.fetchFileReferences(rootPath: root).map(\.relativePath) == ["a.jpg", "b.jpg", "rootless.jpg"])
+        #expect(try library.mirrorConsistency(rootPath: root + "/inner").isConsistent)
+        // Unrecorded: no records, and any asset under it disagrees.
+        #expect(try library.mirrorConsistency(rootPath: test.directory.url.appending(path: "elsewhere").path)
+            == MirrorConsistency(files: 0, filesWithTheirAsset: 0, referencingAssets: 1))
+    }
+}
+
+private struct ObjectRef: LibraryObject {
+    let localIdentifier: String
 }

@@ -255,4 +255,63 @@ struct ScanTests {
         #expect(skipped["dangling.jpg"] == "symbolic link (not followed)")
         #expect(skipped["fifo.jpg"] == "not a regular file")
     }
+
+    @Test("A file moved over a mirrored one keeps its record at the new path, also along a chain of moves: the next pass reads nothing and inserts nothing", arguments: [false, true])
+    func moveOverAMirroredFile(chain: Bool) async throws {
+        let box = try Sandbox()
+        box.write("keep.jpg", Media.jpeg(0))
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("D/b.jpg", Media.jpeg(2))
+        let mirror = try box.mirror { $0.allowMassDeletion = true }
+        try await mirror.scan()
+        let before = try box.assetsByPath()
+        if chain { box.move("D/b.jpg", "D/c.jpg") }  // b moves on, then a takes its old place
+        box.move("a.jpg", "D/b.jpg")
+        let summary = try await mirror.scan()
+        #expect(summary.moved == (chain ? 2 : 1) && summary.deleted == (chain ? 0 : 1))
+        var expected = ["keep.jpg": Media.jpeg(0), "D/b.jpg": Media.jpeg(1)]
+        if chain { expected["D/c.jpg"] = Media.jpeg(2) }
+        try box.expectMirrors(expected)
+        #expect(try box.assetsByPath()["D/b.jpg"]?.localIdentifier == before["a.jpg"]?.localIdentifier)
+        #expect(try Set(box.mirrorRecords.files.map(\.relativePath)) == Set(expected.keys))
+        // A new process's pass agrees: nothing read, nothing to repair, nothing new.
+        let again = try await box.mirror().scan()
+        #expect(again.filesHashed == 0 && again.repaired == 0 && again.inserted == 0)
+        #expect(try box.assets().count == expected.count)
+    }
+
+    @Test("A photo the user took out of its directory's album, or put in another directory's, moves there with its file: the pass goes on", arguments: [false, true])
+    func moveAfterTheUserChangedAlbums(putInTarget: Bool) async throws {
+        let box = try Sandbox()
+        box.write("A/x.jpg", Media.jpeg(1))
+        box.write("A/keep.jpg", Media.jpeg(2))
+        box.write("B/y.jpg", Media.jpeg(3))
+        let mirror = try box.mirror()
+        try await mirror.scan()
+        let x = try #require(try box.assetsByPath()["A/x.jpg"])
+        let albums = Dictionary(uniqueKeysWithValues: try box.library.fetchAssetCollections(with: .album).map { ($0.localizedTitle ?? "", $0) })
+        try box.library.performChangesAndWait(author: "app") {
+            if putInTarget {
+                AssetCollectionChangeRequest(for: albums["B"]!).addAssets([x])
+            } else {
+                AssetCollectionChangeRequest(for: albums["A"]!).removeAssets([x])
+            }
+        }
+        box.move("A/x.jpg", "B/x.jpg")
+        let summary = try await mirror.scan()
+        #expect(summary.moved == 1)
+        #expect(try box.albumTree() == ["album A: keep.jpg", "album B: y.jpg x.jpg"])
+        #expect(try box.assetsByPath()["B/x.jpg"]?.localIdentifier == x.localIdentifier)
+    }
+
+    @Test("A scan summary recorded by an older photosync, without the newer counts, still decodes (missing counts are zero)")
+    func olderSummaryDecodes() throws {
+        let old = #"{"inserted":3,"updated":0,"moved":1,"deleted":0,"unchanged":5,"filesHashed":3,"bytesHashed":900,"batches":2,"skipped":[],"metadataProblems":{},"duration":0.5,"interrupted":false}"#
+        let summary = try JSONDecoder().decode(ScanSummary.self, from: Data(old.utf8))
+        #expect(summary.inserted == 3 && summary.moved == 1 && summary.repaired == 0 && summary.bytesHashed == 900)
+        var current = ScanSummary()
+        current.repaired = 2
+        current.skipped = [SkippedFile(path: "a", reason: "b")]
+        #expect(try JSONDecoder().decode(ScanSummary.self, from: JSONEncoder().encode(current)) == current)
+    }
 }

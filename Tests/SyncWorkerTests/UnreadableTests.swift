@@ -44,7 +44,7 @@ struct UnreadableTests {
         }
         let stamp = FileSystem.stamp(root + "/secret.jpg")!.0
         let (snapshot, outcome) = await asNobody { () -> (DiskSnapshot, String) in
-            var walker = DiskWalker(root: root, ignore: IgnoreRules())
+            var walker = DiskWalker(root: root, ignore: IgnoreRules(), libraries: LibraryExclusion(root: root, library: box.library.url))
             var snapshot = DiskSnapshot()
             walker.walk("", into: &snapshot)
             let outcome = FileHasher.hash(root: root, path: "secret.jpg", stamp: stamp, timeZone: .gmt)

@@ -85,16 +85,21 @@ public struct MirroredFileRow: ~Copyable {
     public let contentHashUTF8: UnsafeBufferPointer<UInt8>
     /// The asset's local identifier's UTF-8 bytes; nil when the asset was deleted from the library.
     public let assetIdentifierUTF8: UnsafeBufferPointer<UInt8>?
+    /// Whether the record's asset references the record's own file (its ``Asset/filePath`` is the root's path
+    /// joined with ``relativePath``): false when the record names no asset, or an asset of another file — a
+    /// disagreement a sync worker repairs (see ``MirrorConsistency``).
+    public let assetReferencesFile: Bool
 
     /// Makes a row (for tests and adapters); the buffers must outlive its use.
     public init(
         relativePath: String, stamp: FileStamp, contentHashUTF8: UnsafeBufferPointer<UInt8>,
-        assetIdentifierUTF8: UnsafeBufferPointer<UInt8>?
+        assetIdentifierUTF8: UnsafeBufferPointer<UInt8>?, assetReferencesFile: Bool = true
     ) {
         self.relativePath = relativePath
         self.stamp = stamp
         self.contentHashUTF8 = contentHashUTF8
         self.assetIdentifierUTF8 = assetIdentifierUTF8
+        self.assetReferencesFile = assetReferencesFile && assetIdentifierUTF8 != nil
     }
 
     /// The content hash as a string (a copy).

@@ -98,11 +98,13 @@ extension PhotoLibrary {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
             let statement = try db.makeStatement(sql: """
-                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier
+                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier,
+                    a.filePath
                 FROM mirror_file f LEFT JOIN asset a ON a.id = f.assetId
                 WHERE f.rootId = ? ORDER BY f.relativePath
                 """)
             // The cursor steps the statement; the columns of its current row are read through the C API.
+            let prefix = Array((current["path"] as String + "/").utf8)
             let cursor = try Row.fetchCursor(statement, arguments: [root.rowID])
             let sqlite = statement.sqliteStatement
             func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
@@ -120,10 +122,20 @@ extension PhotoLibrary {
                         size: sqlite3_column_int64(sqlite, 3), mtimeNs: sqlite3_column_int64(sqlite, 4),
                         ctimeNs: sqlite3_column_int64(sqlite, 5)),
                     contentHashUTF8: bytes(6),
-                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7))
+                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7),
+                    assetReferencesFile: Self.isPath(bytes(8), prefix, path))
                 body(row)
             }
             return (Self.mirrorRoot(current), try Self.mirroredDirectories(db, rootID: root.rowID))
+        }
+    }
+
+    /// Whether `whole` is `prefix` followed by `path`, compared in place.
+    private static func isPath(_ whole: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard whole.count == prefix.count + path.count, let start = whole.baseAddress else { return false }
+        return prefix.withUnsafeBufferPointer { prefix in
+            memcmp(start, prefix.baseAddress!, prefix.count) == 0
+                && (path.isEmpty || memcmp(start + prefix.count, path.baseAddress!, path.count) == 0)
         }
     }
 
