@@ -101,6 +101,38 @@ let benchmarks: @Sendable () -> Void = {
             })
     }
 
+    // The same two, interleaved: each iteration measures one incremental round and one round fetching again
+    // (each after its own 10-asset commit), in turn on one library handle, so that both see the same load
+    // (the pair above runs one benchmark after the other, a minute apart on a machine shared with builds).
+    let incrementalRound = BenchmarkMetric.custom("incremental round (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let refetchRound = BenchmarkMetric.custom("fetch again + full diff (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "Change details, 1M tracked by creationDate, 10 assets updated: incremental and fetch again + diff, interleaved",
+        configuration: .init(metrics: [incrementalRound, refetchRound], warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 1)
+    ) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
+        let options = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+        var result = try library.fetchAssets(options: options)
+        var generator = SystemRandomNumberGenerator()
+        for sample in 0..<63 {
+            let incremental = sample % 2 == 0
+            library.maintainsFetchResultsIncrementally = incremental
+            let start = try library.currentChangeToken
+            try Workloads.updateTenAssets(library, of: result, using: &generator)
+            let began = ContinuousClock.now
+            let details = try library.readChanges(after: start).last?.changeDetails(for: result)
+            let elapsed = ContinuousClock.now - began
+            precondition(details?.changedIndexes.count == 10 && details?.fetchResultAfterChanges.count == result.count)
+            // A result fetched again with the incremental path off carries no sort values; the next incremental
+            // round starts from a result fetched with them (not measured), as an application's would.
+            result = incremental ? details!.fetchResultAfterChanges : try library.fetchAssets(options: options)
+            guard sample >= 3 else { continue }  // Warm-up: the first rounds of each kind.
+            let microseconds = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+            benchmark.measurement(incremental ? incrementalRound : refetchRound, microseconds)
+        }
+        library.maintainsFetchResultsIncrementally = true
+    }
+
     // MARK: Issue 3 — the change history
 
     let commitConfiguration = Benchmark.Configuration(
@@ -116,6 +148,34 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
                 try Workloads.commit100Inserts(library, counter: &counter)
+            }
+        }
+    }
+
+    // The same two, interleaved: each iteration commits once into a library with the journal and once into one
+    // without (in alternating order), so that both see the same load.
+    let journalOn = BenchmarkMetric.custom("commit, journal on (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let journalOff = BenchmarkMetric.custom("commit, journal off (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("Commit 100 asset inserts, journal on and off interleaved", configuration: .init(
+        metrics: [journalOn, journalOff], warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 1)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-commit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var libraries: [(library: PhotoLibrary, metric: BenchmarkMetric, counter: Int)] = []
+        for (journaling, metric) in [(true, journalOn), (false, journalOff)] {
+            var options = PhotoLibrary.Options()
+            options.journaling = journaling
+            libraries.append((try PhotoLibrary(url: directory.appending(path: journaling ? "on" : "off"), options: options), metric, 0))
+        }
+        for pair in 0..<152 {
+            for index in pair % 2 == 0 ? [0, 1] : [1, 0] {
+                let began = ContinuousClock.now
+                try Workloads.commit100Inserts(libraries[index].library, counter: &libraries[index].counter)
+                let elapsed = ContinuousClock.now - began
+                guard pair >= 2 else { continue }  // Warm-up.
+                benchmark.measurement(
+                    libraries[index].metric,
+                    Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
             }
         }
     }

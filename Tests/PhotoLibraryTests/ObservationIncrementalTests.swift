@@ -275,6 +275,17 @@ import Testing
         let details = try #require(change.changeDetails(for: result))
         #expect(details.changedIndexes.count == 40)
         #expect(apply(details) == details.fetchResultAfterChanges.keys)
+
+        // The result fetched again keeps its sort values: the next round is followed in memory again.
+        let after = details.fetchResultAfterChanges
+        #expect(after.keyList.denseBaseValues?.count == after.count)
+        let next = try test.library.currentChangeToken.sequence
+        try test.library.performChangesAndWait { AssetChangeRequest(for: assets[3]).creationDate = .utc(2031, 1, 1) }
+        let nextChange = try #require(try test.library.observation.readChanges(after: next).last)
+        #expect(nextChange.context?.incremental.isEmpty == false)
+        let nextDetails = try #require(nextChange.changeDetails(for: after))
+        #expect(nextDetails.fetchResultAfterChanges.keyList.denseBaseValues != nil)
+        #expect(nextDetails.fetchResultAfterChanges.keys == (try test.library.fetchAssets()).keys)
     }
 
     @Test func sqliteValueOrder() {

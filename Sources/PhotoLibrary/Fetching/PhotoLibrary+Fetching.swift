@@ -80,7 +80,7 @@ extension PhotoLibrary {
             return (keys, fences, try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys,
+            keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeyList,
             incremental: compiled.incremental
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
@@ -113,7 +113,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
         })
@@ -148,7 +148,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
         })
@@ -183,7 +183,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
         })

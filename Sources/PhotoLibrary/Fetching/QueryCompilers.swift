@@ -25,6 +25,14 @@ struct CompiledQuery {
         return (keys, fences.build())
     }
 
+    /// The keys as a key list, with their sort values (see ``fetchKeysAndFences(_:)``) when `sortValues`: how a
+    /// fetch is fetched again at delivery.
+    func fetchKeyList(_ db: Database, sortValues: Bool) throws -> FetchResultKeyList {
+        guard sortValues else { return FetchResultKeyList(try fetchKeys(db)) }
+        let (keys, fences) = try fetchKeysAndFences(db)
+        return FetchResultKeyList(keys, fences: fences)
+    }
+
     func fetchKeys(_ db: Database) throws -> [Int64] {
         let (text, arguments) = try sql.build(db)
         var keys: [Int64] = []

@@ -247,9 +247,12 @@ final class ObservationCenter: Sendable {
         let end = journal.end
         let (incremental, followed, oldest) = try followResults(results, round: journal, db)
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
+        // A fetch that can be followed incrementally keeps its sort values when it has to be fetched again (a
+        // round touching too many assets), so that the next round is followed in memory again.
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
-                after: FetchResultKeyList(try entry.chain.requery!(db)),
+                after: try entry.chain.requery!(db, maintains && entry.chain.incremental != nil),
                 updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
         }
         for (id, entry) in followed where updates[id] == nil {
