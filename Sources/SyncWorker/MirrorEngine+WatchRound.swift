@@ -4,7 +4,7 @@ import PhotoLibrary
 
 extension MirrorEngine {
     /// How long a watch round holds a file it found gone (``HeldFiles/limit(settle:)``).
-    var heldFileLimit: Duration { HeldFiles.limit(settle: options.settleInterval) }
+    var heldFileLimit: Duration { options.heldFileLimit ?? HeldFiles.limit(settle: options.settleInterval) }
 
     /// Whether files found gone are held, waiting for the paths still pending.
     var holdsFiles: Bool { !heldFiles.isEmpty }
