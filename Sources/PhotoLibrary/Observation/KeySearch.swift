@@ -52,13 +52,25 @@ struct KeySearch {
             let values = try Self.numbers(keys)
             return (0..<keys.count).map { index in
                 let position = lowerBound(values, index, keys.ids[index], baseValues)
-                return position < before.count && before[position] == keys.ids[index] ? position : -1
+                return holds(keys.ids[index], at: position) ? position : -1
             }
         }
+        var (found, searched, searchedKeys) = scanWindows(keys)
+        let bounds = try lowerBounds(searched)
+        for (target, index) in searchedKeys.enumerated() where holds(keys.ids[index], at: bounds[target]) {
+            found[index] = bounds[target]
+        }
+        return found
+    }
+
+    /// Where each key of `keys` is in `before` when the fences narrow it to a window of a few positions, found
+    /// by scanning the window for its id (-1: not in `before`); the keys with wider windows (no fences, or
+    /// fences the patch removed) are left to ``lowerBounds(_:)``: `searched`, and the index in `keys` of each.
+    private func scanWindows(_ keys: SortKeys) -> (found: [Int], searched: SortKeys, searchedKeys: [Int]) {
         var found = [Int](repeating: -1, count: keys.count)
         let keyWindows = windows(keys)
         var searched = SortKeys(width: keys.width)
-        var searchedKeys: [Int] = []  // Index into `keys` of each key of `searched`.
+        var searchedKeys: [Int] = []
         for index in 0..<keys.count {
             let window = keyWindows[index]
             guard window.count <= Self.scannedWindow else {
@@ -69,11 +81,12 @@ struct KeySearch {
             let range = window.lowerBound..<min(window.upperBound + 1, before.count)
             found[index] = range.first { before[$0] == keys.ids[index] } ?? -1
         }
-        let bounds = try lowerBounds(searched)
-        for (target, index) in searchedKeys.enumerated() where bounds[target] < before.count && before[bounds[target]] == keys.ids[index] {
-            found[index] = bounds[target]
-        }
-        return found
+        return (found, searched, searchedKeys)
+    }
+
+    /// Whether `before` holds `id` at `position` (a lower bound: possibly past the end).
+    private func holds(_ id: Int64, at position: Int) -> Bool {
+        position < before.count && before[position] == id
     }
 
     /// ``place(members:slots:)`` with every 16th key's sort values in memory, or none.
@@ -81,22 +94,9 @@ struct KeySearch {
         var placement = Placement(touchedCount: touched.ids.count)
         // A touched asset that was in the result sits exactly at its key's lower bound, which the fences narrow
         // to a window of about 16 positions: its id is found there without reading the database. Wider
-        // windows (no fences, or fences the patch removed) are searched.
-        let oldWindows = windows(old)
-        var searched = SortKeys(width: old.width)
-        var searchedOld: [Int] = []  // Index into `old` of each key of `searched`.
-        for index in 0..<old.count {
-            let window = oldWindows[index]
-            guard window.count <= Self.scannedWindow else {
-                searched.append(from: old, index)
-                searchedOld.append(index)
-                continue
-            }
-            let positions = window.lowerBound..<min(window.upperBound + 1, before.count)
-            if let position = positions.first(where: { before[$0] == old.ids[index] }) {
-                placement.beforePosition[start.slots[index]] = position
-            }
-        }
+        // windows are searched.
+        var (found, searched, searchedOld) = scanWindows(old)
+        for index in 0..<old.count where found[index] >= 0 { placement.beforePosition[start.slots[index]] = found[index] }
         // Members whose sort values didn't change and that were in the result: the same position. The others
         // are searched with the old keys left, all in step.
         var memberBounds = [Int](repeating: 0, count: members.count)
@@ -112,7 +112,7 @@ struct KeySearch {
             }
         }
         let bounds = try lowerBounds(searched)
-        for (target, index) in searchedOld.enumerated() where bounds[target] < before.count && before[bounds[target]] == old.ids[index] {
+        for (target, index) in searchedOld.enumerated() where holds(old.ids[index], at: bounds[target]) {
             placement.beforePosition[start.slots[index]] = bounds[target]
         }
         for (member, target) in searchedMember { memberBounds[member] = bounds[target] }
