@@ -197,7 +197,7 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         var iterator = try test.library.changes().makeAsyncIterator()
         let pipe = Pipe()
         let writer = try CrossProcessTests.startWriter([test.library.url.path, "commit", "3"], output: pipe)
-        writer.waitUntilExit()
+        _ = await writer.exitStatus()
         let token = try test.library.currentChangeToken
         let received = await Self.next(&iterator, through: token)
         #expect(received.map(\.author).allSatisfy { $0 == "writer" })
