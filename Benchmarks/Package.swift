@@ -16,15 +16,27 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        .target(
+            name: "LibraryFixtures",
+            dependencies: [.product(name: "PhotoLibrary", package: "photosync")],
+            path: "LibraryFixtures"
+        ),
         .executableTarget(
             name: "LibraryBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                "LibraryFixtures",
             ],
             path: "LibraryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a benchmark: a driver for callgrind (see LibraryProfile/main.swift).
+        .executableTarget(
+            name: "LibraryProfile",
+            dependencies: [.product(name: "PhotoLibrary", package: "photosync"), "LibraryFixtures"],
+            path: "LibraryProfile"
         ),
         .executableTarget(
             name: "DiffBenchmarks",

@@ -3,65 +3,8 @@
 import Benchmark
 import Foundation
 import GRDB
+import LibraryFixtures
 @_spi(Benchmarks) import PhotoLibrary
-
-/// Large fixture libraries are built once through the public API and kept in /tmp between runs.
-enum Fixtures {
-    static let root = URL(fileURLWithPath: "/tmp/photosync-benchmarks-v1")
-
-    /// A library of `count` assets with creation dates spread over ten years, in random order. Benchmarks
-    /// that commit into it use their own copy (`name`), so that the others keep measuring the same library.
-    static func library(assets count: Int, name: String = "assets-v2") throws -> PhotoLibrary {
-        try build("\(name)-\(count)") { library in
-            var generator = SystemRandomNumberGenerator()
-            let batch = 10_000
-            for start in stride(from: 0, to: count, by: batch) {
-                try library.performChangesAndWait(author: "fixture") {
-                    for index in start..<min(count, start + batch) {
-                        let hash = String(format: "%032x", index)
-                        let request = AssetChangeRequest.creationRequestForAsset(
-                            fromFileAt: URL(fileURLWithPath: "/fixture/\(index).jpg"),
-                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1_000_000))
-                        request.creationDate = Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000, using: &generator))
-                        request.creationTimeZoneOffset = 0
-                        request.pixelWidth = 4032
-                        request.pixelHeight = 3024
-                    }
-                }
-            }
-        }
-    }
-
-    /// A library whose journal holds `transactions` × 10 object changes.
-    static func history(transactions: Int) throws -> PhotoLibrary {
-        try build("history-\(transactions)") { library in
-            for transaction in 0..<transactions {
-                try library.performChangesAndWait(author: "fixture") {
-                    for index in 0..<10 {
-                        let hash = String(format: "%024x%08x", transaction, index)
-                        _ = AssetChangeRequest.creationRequestForAsset(
-                            fromFileAt: URL(fileURLWithPath: "/fixture/\(hash).jpg"),
-                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1))
-                    }
-                }
-            }
-        }
-    }
-
-    private static func build(_ name: String, _ fill: (PhotoLibrary) throws -> Void) throws -> PhotoLibrary {
-        let url = root.appending(path: name)
-        let done = url.appending(path: ".complete")
-        if !FileManager.default.fileExists(atPath: done.path) {
-            try? FileManager.default.removeItem(at: url)
-            var options = PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 10 * 365 * 86_400, maximumTransactions: 10_000_000))
-            options.durableCommits = false
-            let library = try PhotoLibrary(url: url, options: options)
-            try fill(library)
-            FileManager.default.createFile(atPath: done.path, contents: nil)
-        }
-        return try PhotoLibrary(url: url, options: .init(retention: RetentionPolicy(maximumAge: 10 * 365 * 86_400, maximumTransactions: 10_000_000)))
-    }
-}
 
 let benchmarks: @Sendable () -> Void = {
     let fetchConfiguration = Benchmark.Configuration(
@@ -122,39 +65,73 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: Issue 4 — change details of a tracked 1,000,000-asset fetch result
 
-    // One transaction updates 10 assets (5 new creation dates: moves; 5 favourites: changes in place); what is
-    // measured is the delivery's work for it: reading the round (as the observation queue does, with the
-    // details of the tracked result) and asking the change for the result's details. The baseline is the
-    // same with the incremental path switched off: fetch again and diff, what every delivery did before.
+    // An application's steady state: one library handle kept open and one fetch result followed from delivery
+    // to delivery. Each sample commits a transaction updating 10 assets (5 new creation dates: moves; 5
+    // favourites: changes in place), not measured; what is measured is the delivery's work for it: reading
+    // the round (as the observation queue does, with the details of the tracked result) and asking the
+    // change for the result's details. The result after replaces the result before. The baseline is the same
+    // with the incremental path switched off: fetch again and diff, what every delivery did before.
     let observeConfiguration = Benchmark.Configuration(
-        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 2, maxDuration: .seconds(60), maxIterations: 40)
+        metrics: [.wallClock, .peakMemoryResident], warmupIterations: 3, maxDuration: .seconds(60), maxIterations: 60)
     for incremental in [true, false] {
         let name = incremental ? "incremental" : "baseline: fetch again + full diff"
-        Benchmark("Change details, 1M tracked by creationDate, 10 assets updated: \(name)", configuration: observeConfiguration) { benchmark in
-            let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
-            library.maintainsFetchResultsIncrementally = incremental
-            let result = try library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
+        let observed = ObservedFetch()
+        Benchmark(
+            "Change details, 1M tracked by creationDate, 10 assets updated: \(name)", configuration: observeConfiguration,
+            closure: { benchmark in
+                let (library, result) = (observed.library!, observed.result!)
+                let start = try library.currentChangeToken
+                var generator = SystemRandomNumberGenerator()
+                try Workloads.updateTenAssets(library, of: result, using: &generator)
+                benchmark.startMeasurement()
+                let changes = try library.readChanges(after: start)
+                let details = changes.last?.changeDetails(for: result)
+                benchmark.stopMeasurement()
+                precondition(details?.changedIndexes.count == 10 && details?.fetchResultAfterChanges.count == result.count)
+                observed.result = details?.fetchResultAfterChanges
+            },
+            setup: {
+                observed.library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
+                observed.library!.maintainsFetchResultsIncrementally = incremental
+                observed.result = try observed.library!.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
+            },
+            teardown: {
+                observed.result = nil
+                observed.library = nil
+            })
+    }
+
+    // The same two, interleaved, so that both see the same load (the pair above runs one benchmark after the
+    // other, a minute apart on a machine shared with builds). On one library handle, cycles of three rounds,
+    // each after its own 10-asset commit: one fetching again (incremental path off; measured), then, on a
+    // result fetched anew (not measured: a result fetched again with the path off carries no sort values),
+    // one incremental round not measured (the fetch's first round prepares its statements) and one measured:
+    // the steady state, as above.
+    let incrementalRound = BenchmarkMetric.custom("incremental round (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let refetchRound = BenchmarkMetric.custom("fetch again + full diff (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "Change details, 1M tracked by creationDate, 10 assets updated: incremental and fetch again + diff, interleaved",
+        configuration: .init(metrics: [incrementalRound, refetchRound], warmupIterations: 0, maxDuration: .seconds(180), maxIterations: 1)
+    ) { benchmark in
+        let library = try Fixtures.library(assets: 1_000_000, name: "observed-v1")
+        let options = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+        var result = try library.fetchAssets(options: options)
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<(3 * 33) {
+            let (cycle, step) = round.quotientAndRemainder(dividingBy: 3)
+            library.maintainsFetchResultsIncrementally = step != 0
             let start = try library.currentChangeToken
-            var picks: Set<Int> = []
-            while picks.count < 10 { picks.insert(Int.random(in: 0..<result.count)) }
-            let assets = picks.map { result[$0] }
-            try library.performChangesAndWait(author: "benchmark") {
-                for (index, asset) in assets.enumerated() {
-                    let request = AssetChangeRequest(for: asset)
-                    if index < 5 {
-                        request.creationDate = Date(timeIntervalSince1970: 1_400_000_000 + Double.random(in: 0..<315_360_000))
-                    } else {
-                        request.isFavorite.toggle()
-                    }
-                }
-            }
-            benchmark.startMeasurement()
-            let changes = try library.readChanges(after: start)
-            let details = changes.last?.changeDetails(for: result)
-            benchmark.stopMeasurement()
+            try Workloads.updateTenAssets(library, of: result, using: &generator)
+            let began = ContinuousClock.now
+            let details = try library.readChanges(after: start).last?.changeDetails(for: result)
+            let elapsed = ContinuousClock.now - began
             precondition(details?.changedIndexes.count == 10 && details?.fetchResultAfterChanges.count == result.count)
-            blackHole(details)
+            result = step == 0 ? try library.fetchAssets(options: options) : details!.fetchResultAfterChanges
+            guard cycle >= 3, step != 1 else { continue }  // Warm-up: the first cycles; the fetch's first round.
+            let microseconds = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+            benchmark.measurement(step == 0 ? refetchRound : incrementalRound, microseconds)
         }
+        library.maintainsFetchResultsIncrementally = true
     }
 
     // MARK: Issue 3 — the change history
@@ -171,16 +148,35 @@ let benchmarks: @Sendable () -> Void = {
             var counter = 0
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations {
-                try library.performChangesAndWait {
-                    for _ in 0..<100 {
-                        counter += 1
-                        let hash = String(format: "%032x", counter)
-                        let request = AssetChangeRequest.creationRequestForAsset(
-                            fromFileAt: URL(fileURLWithPath: "/bench/\(counter).jpg"),
-                            options: AssetCreationOptions(storage: .referenced, contentHash: hash, fileSize: 1))
-                        request.creationDate = Date(timeIntervalSince1970: 1_600_000_000 + Double(counter))
-                    }
-                }
+                try Workloads.commit100Inserts(library, counter: &counter)
+            }
+        }
+    }
+
+    // The same two, interleaved: each iteration commits once into a library with the journal and once into one
+    // without (in alternating order), so that both see the same load.
+    let journalOn = BenchmarkMetric.custom("commit, journal on (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let journalOff = BenchmarkMetric.custom("commit, journal off (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("Commit 100 asset inserts, journal on and off interleaved", configuration: .init(
+        metrics: [journalOn, journalOff], warmupIterations: 0, maxDuration: .seconds(120), maxIterations: 1)
+    ) { benchmark in
+        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-commit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var libraries: [(library: PhotoLibrary, metric: BenchmarkMetric, counter: Int)] = []
+        for (journaling, metric) in [(true, journalOn), (false, journalOff)] {
+            var options = PhotoLibrary.Options()
+            options.journaling = journaling
+            libraries.append((try PhotoLibrary(url: directory.appending(path: journaling ? "on" : "off"), options: options), metric, 0))
+        }
+        for pair in 0..<152 {
+            for index in pair % 2 == 0 ? [0, 1] : [1, 0] {
+                let began = ContinuousClock.now
+                try Workloads.commit100Inserts(libraries[index].library, counter: &libraries[index].counter)
+                let elapsed = ContinuousClock.now - began
+                guard pair >= 2 else { continue }  // Warm-up.
+                benchmark.measurement(
+                    libraries[index].metric,
+                    Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
             }
         }
     }
@@ -232,4 +228,10 @@ let benchmarks: @Sendable () -> Void = {
                 Int(max(0, latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000)))
         }
     }
+}
+
+/// The library and the fetch result a change-details benchmark follows from sample to sample (set up once).
+final class ObservedFetch {
+    var library: PhotoLibrary?
+    var result: FetchResult<Asset>?
 }

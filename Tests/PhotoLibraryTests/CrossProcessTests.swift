@@ -77,6 +77,21 @@ import Testing
         }
         #expect(integrity == "ok")
         #expect(foreignKeyViolations == 0)
+        // Every record of an update or a deletion holds the object's previous values, whole (binary or JSON).
+        let (records, unreadable) = try await library.database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT objectType, objectId, previousValues FROM change_record WHERE kind IN (2, 3)")
+            return (rows.count, rows.filter { row in
+                let id: Int64 = row["objectId"]
+                guard let data: Data = row["previousValues"] else { return true }
+                switch ObjectType(rawValue: row["objectType"]) {
+                case .asset: return PreviousValues.decode(AssetRow.self, from: data)?.id != id
+                case .assetCollection: return PreviousValues.decode(AssetCollectionRow.self, from: data)?.id != id
+                case .collectionList: return PreviousValues.decode(CollectionListRow.self, from: data)?.id != id
+                case nil: return true
+                }
+            }.count)
+        }
+        #expect(records > 0 && unreadable == 0, "\(unreadable) of \(records) records of updates and deletions unreadable")
         // Every token handed out is still valid, and they are ordered.
         #expect(handedOut.map(\.sequence) == handedOut.map(\.sequence).sorted())
         for token in handedOut {

@@ -82,6 +82,14 @@ import Testing
                 fetches.append(("assets \(p)/\(s)", { try library.fetchAssets(options: options) }))
             }
         }
+        // Orders whose values aren't all numbers, or with more than two columns: the sort values are sampled
+        // every 16th key and the searches finish in the database.
+        for (name, sort) in [
+            ("text order", [FetchSort(key: "burstIdentifier"), FetchSort(key: "creationDate", ascending: false)]),
+            ("three columns", [FetchSort(key: "isFavorite"), FetchSort(key: "pixelWidth", ascending: false), FetchSort(key: "creationDate")]),
+        ] {
+            fetches.append((name, { try library.fetchAssets(options: FetchOptions(sortDescriptors: sort, includeAllBurstAssets: true)) }))
+        }
         fetches.append(("videos", { try library.fetchAssets(with: .video) }))
         fetches.append(("burst B1", { try library.fetchAssets(withBurstIdentifier: "B1", options: FetchOptions(sortDescriptors: [FetchSort(key: "pixelWidth")])) }))
         fetches.append(("favourites", { try library.fetchAssets(in: favourites) }))
@@ -170,7 +178,9 @@ import Testing
         #expect(moves == [[0, 299]])
         #expect(Array(details.changedIndexes) == [149, 299])
         #expect(details.removedIndexes.isEmpty && details.insertedIndexes.isEmpty)
-        #expect(details.fetchResultAfterChanges.keyList.patchSize == 4)  // Both touched assets leave and come back.
+        // The moved asset leaves and comes back; the favourite, updated in a property neither the sort nor the
+        // condition reads, stays where it is.
+        #expect(details.fetchResultAfterChanges.keyList.patchSize == 2)
         #expect(details.fetchResultAfterChanges.lastObject?.localIdentifier == assets[0].localIdentifier)
     }
 
@@ -265,6 +275,17 @@ import Testing
         let details = try #require(change.changeDetails(for: result))
         #expect(details.changedIndexes.count == 40)
         #expect(apply(details) == details.fetchResultAfterChanges.keys)
+
+        // The result fetched again keeps its sort values: the next round is followed in memory again.
+        let after = details.fetchResultAfterChanges
+        #expect(after.keyList.denseBaseValues?.count == after.count)
+        let next = try test.library.currentChangeToken.sequence
+        try test.library.performChangesAndWait { AssetChangeRequest(for: assets[3]).creationDate = .utc(2031, 1, 1) }
+        let nextChange = try #require(try test.library.observation.readChanges(after: next).last)
+        #expect(nextChange.context?.incremental.isEmpty == false)
+        let nextDetails = try #require(nextChange.changeDetails(for: after))
+        #expect(nextDetails.fetchResultAfterChanges.keyList.denseBaseValues != nil)
+        #expect(nextDetails.fetchResultAfterChanges.keys == (try test.library.fetchAssets()).keys)
     }
 
     @Test func sqliteValueOrder() {
@@ -283,11 +304,16 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func patchedKeyListsMatchTheArrayTheyStandFor(seed: UInt64) {
+    @Test(arguments: [(1, false), (2, false), (3, true), (4, true)] as [(UInt64, Bool)])
+    func patchedKeyListsMatchTheArrayTheyStandFor(seed: UInt64, dense: Bool) {
         var g = RandomSource(seed: seed)
         var oracle = (0..<Int64(g.int(in: 2_000...3_000))).map { $0 * 2 }
-        var list = FetchResultKeyList(oracle)
+        // With dense fences every key carries its sort values (two columns here), through patches and compaction.
+        let width = 2
+        func values(_ key: Int64) -> [Double] { [Double(key) / 2, key % 3 == 0 ? .nan : -Double(key)] }
+        var list = dense
+            ? FetchResultKeyList(oracle, fences: SortFences(width: width, values: .dense(oracle.flatMap(values))))
+            : FetchResultKeyList(oracle)
         var next: Int64 = 1_000_000
         var compacted = false
         for _ in 0..<250 {
@@ -304,12 +330,18 @@ import Testing
             }
             inserted.sort { $0.index < $1.index }
             let wasPatched = !list.isFlat
-            list = list.applying(removed: removed, inserted: inserted)
+            list = list.applying(removed: removed, inserted: inserted, insertedValues: dense ? inserted.flatMap { values($0.key) } : [])
             compacted = compacted || (wasPatched && list.isFlat)
             #expect(list.count == oracle.count)
             #expect(list.array == oracle)
             #expect(oracle.indices.allSatisfy { list[$0] == oracle[$0] })
             if oracle.count > 10 { #expect(list[3..<10] == Array(oracle[3..<10])) }
+            if dense {
+                let expected = oracle.flatMap(values)
+                #expect(list.denseValues.map { zip($0, expected).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) } && $0.count == expected.count } == true)
+            } else {
+                #expect(list.denseValues == nil)
+            }
         }
         #expect(compacted)
     }

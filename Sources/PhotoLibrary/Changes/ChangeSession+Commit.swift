@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The kind of change the journal records for an object. Raw values are stored.
 enum ChangeKind: Int, Sendable, Hashable {
@@ -8,7 +9,7 @@ enum ChangeKind: Int, Sendable, Hashable {
     case deleted = 3
 }
 
-/// One object's net change in one transaction, as journaled.
+/// One object's net change in one transaction, as journaled (and as read back by deliveries).
 struct JournalRecord: Sendable, Hashable {
     let objectType: ObjectType
     let objectID: Int64
@@ -17,17 +18,16 @@ struct JournalRecord: Sendable, Hashable {
     /// `AssetProperties` or `CollectionProperties` raw value.
     let changedProperties: Int
     let contentChanged: Bool
-    /// The JSON-encoded row before the change (updated and deleted).
+    /// The row before the change (updated and deleted), in the journal's encoding (``PreviousValues``).
     let previousValues: Data?
 }
 
-/// What one committed change block did.
+/// The transaction one committed change block appended to the journal.
 struct CommittedTransaction: Sendable {
     let sequence: Int64
     let stamp: Int64
     let author: String
     let date: Double
-    let records: [JournalRecord]
 }
 
 extension ChangeSession {
@@ -334,95 +334,183 @@ extension ChangeSession {
 
     // MARK: Journal
 
+    /// Appends the block's transaction to the journal: one record per object whose public state changed.
+    ///
+    /// - Returns: the transaction, or nil when the block changed nothing public or the journal is off.
     private func appendJournal(afterAssets: [Int64: AssetRow]) throws -> CommittedTransaction? {
-        var records: [JournalRecord] = []
-        let encoder = JSONEncoder()
-        for (id, before) in assetsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = afterAssets[id]
-            switch (old, new) {
-            case (nil, nil):
-                continue  // Inserted and deleted in the same block: nothing.
-            case (nil, let new?):
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: new.localIdentifier, kind: .inserted,
-                    changedProperties: 0, contentChanged: false, previousValues: nil))
-            case (let old?, nil):
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: old.localIdentifier, kind: .deleted,
-                    changedProperties: 0, contentChanged: false, previousValues: try encoder.encode(old)))
-            case (let old?, let new?):
-                let changed = new.changedProperties(since: old)
-                guard !changed.isEmpty else { continue }  // Bookkeeping only: invisible.
-                records.append(JournalRecord(
-                    objectType: .asset, objectID: id, localIdentifier: new.localIdentifier, kind: .updated,
-                    changedProperties: changed.rawValue, contentChanged: changed.contains(.content),
-                    previousValues: try encoder.encode(old)))
-            }
+        guard library.journaling else { return nil }
+        var batch = JournalBatch(capacity: assetsBefore.count + collectionsBefore.count + listsBefore.count)
+        // Keys sorted, not the (key, row) pairs: the rows are large.
+        for id in assetsBefore.keys.sorted() {
+            batch.add(.asset, id: id, old: assetsBefore[id]!, new: afterAssets[id], membershipChanged: false)
         }
+        let collection = try db.cachedStatement(sql: "SELECT * FROM asset_collection WHERE id = ?")
         for (id, before) in collectionsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = try AssetCollectionRow.fetchOne(db, key: id)
-            if let record = try Self.record(
-                .assetCollection, id: id, old: old, new: new, identifier: \.localIdentifier,
-                changed: { $0.changedProperties(since: $1).rawValue },
-                membershipChanged: collectionMembershipChanged.contains(id), encoder: encoder)
-            {
-                records.append(record)
-            }
+            batch.add(
+                .assetCollection, id: id, old: before.flatMap { $0 },
+                new: try AssetCollectionRow.fetchOne(collection, arguments: [id]),
+                membershipChanged: collectionMembershipChanged.contains(id))
         }
+        let list = try db.cachedStatement(sql: "SELECT * FROM collection_list WHERE id = ?")
         for (id, before) in listsBefore.sorted(by: { $0.key < $1.key }) {
-            let old = before.flatMap { $0 }
-            let new = try CollectionListRow.fetchOne(db, key: id)
-            if let record = try Self.record(
-                .collectionList, id: id, old: old, new: new, identifier: \.localIdentifier,
-                changed: { $0.changedProperties(since: $1).rawValue },
-                membershipChanged: listMembershipChanged.contains(id), encoder: encoder)
-            {
-                records.append(record)
-            }
+            batch.add(
+                .collectionList, id: id, old: before.flatMap { $0 }, new: try CollectionListRow.fetchOne(list, arguments: [id]),
+                membershipChanged: listMembershipChanged.contains(id))
         }
-        guard !records.isEmpty, library.journaling else { return nil }
-        try db.execute(sql: "INSERT INTO change_transaction (author, date) VALUES (?, ?)", arguments: [author, now])
-        let sequence = db.lastInsertedRowID
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO change_record (seq, objectType, objectId, localIdentifier, kind, changedProperties,
-                                           contentChanged, previousValues)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        for record in records {
-            try statement.execute(arguments: [
-                sequence, record.objectType.rawValue, record.objectID, record.localIdentifier, record.kind.rawValue,
-                record.changedProperties, record.contentChanged, record.previousValues,
-            ])
-        }
-        return CommittedTransaction(
-            sequence: sequence, stamp: ChangeToken.stamp(forDate: now), author: author, date: now, records: records)
+        guard !batch.isEmpty else { return nil }
+        let sequence = try batch.write(author: author, date: now, db)
+        return CommittedTransaction(sequence: sequence, stamp: ChangeToken.stamp(forDate: now), author: author, date: now)
+    }
+}
+
+/// An object the journal records: its identifier, what changed between two of its states, and (as a
+/// ``JournaledRow``) its previous values.
+protocol JournaledObject: JournaledRow {
+    var localIdentifier: String { get }
+    /// The public properties that differ from `old` (a raw `AssetProperties` or `CollectionProperties`), and
+    /// whether the content did.
+    func journaledChanges(since old: Self) -> (properties: Int, contentChanged: Bool)
+}
+
+extension AssetRow: JournaledObject {
+    func journaledChanges(since old: AssetRow) -> (properties: Int, contentChanged: Bool) {
+        let changed = changedProperties(since: old)
+        return (changed.rawValue, changed.contains(.content))
+    }
+}
+
+extension AssetCollectionRow: JournaledObject {
+    func journaledChanges(since old: AssetCollectionRow) -> (properties: Int, contentChanged: Bool) {
+        (changedProperties(since: old).rawValue, false)
+    }
+}
+
+extension CollectionListRow: JournaledObject {
+    func journaledChanges(since old: CollectionListRow) -> (properties: Int, contentChanged: Bool) {
+        (changedProperties(since: old).rawValue, false)
+    }
+}
+
+/// The records of one transaction, in the order added, with the previous values of all of them encoded into
+/// one shared buffer; written with a few multi-row statements.
+struct JournalBatch {
+    /// The records, their previous values left out (`nil`): they are in the buffer, at ``previousValues``.
+    private(set) var records: [JournalRecord] = []
+    /// The range in the buffer of each record's previous values (updated and deleted objects).
+    private var previousValues: [Range<Int>?] = []
+    private var values: PreviousValues.Writer
+
+    init(capacity: Int) {
+        records.reserveCapacity(capacity)
+        previousValues.reserveCapacity(capacity)
+        values = PreviousValues.Writer(capacity: 64 * capacity)
     }
 
-    private static func record<Row: Encodable>(
-        _ type: ObjectType, id: Int64, old: Row?, new: Row?, identifier: KeyPath<Row, String>,
-        changed: (Row, Row) -> Int, membershipChanged: Bool, encoder: JSONEncoder
-    ) throws -> JournalRecord? {
+    var isEmpty: Bool { records.isEmpty }
+
+    /// Records an object's net change from `old` (nil: created in the block) to `new` (nil: deleted), if it
+    /// made one: an update that changes no public property (or membership) is not recorded.
+    mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row?, membershipChanged: Bool) {
+        let kind: ChangeKind
+        var properties = 0
+        var contentChanged = false
         switch (old, new) {
         case (nil, nil):
-            return nil
-        case (nil, let new?):
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: new[keyPath: identifier], kind: .inserted,
-                changedProperties: 0, contentChanged: false, previousValues: nil)
-        case (let old?, nil):
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: old[keyPath: identifier], kind: .deleted,
-                changedProperties: 0, contentChanged: false, previousValues: try encoder.encode(old))
+            return  // Created and deleted in the same block: nothing.
+        case (nil, _):
+            kind = .inserted
+        case (_, nil):
+            kind = .deleted
         case (let old?, let new?):
-            var properties = changed(new, old)
+            kind = .updated
+            (properties, contentChanged) = new.journaledChanges(since: old)
             if membershipChanged { properties |= CollectionProperties.membership.rawValue }
-            guard properties != 0 else { return nil }
-            return JournalRecord(
-                objectType: type, objectID: id, localIdentifier: new[keyPath: identifier], kind: .updated,
-                changedProperties: properties, contentChanged: false, previousValues: try encoder.encode(old))
+            guard properties != 0 else { return }  // Bookkeeping only: invisible.
         }
+        records.append(JournalRecord(
+            objectType: type, objectID: id, localIdentifier: (new ?? old)!.localIdentifier, kind: kind,
+            changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
+        previousValues.append(old.map { values.append($0) })
     }
+
+    /// The most rows one INSERT statement writes.
+    static let rowsPerStatement = 32
+
+    /// `INSERT INTO change_record … VALUES (…), (…)` for 1, 2, 4, … ``rowsPerStatement`` rows: a batch is
+    /// written by the largest that fit, so a transaction uses at most log₂ 32 + 1 distinct statements, each
+    /// prepared once per connection.
+    private static let insertSQL: [Int: String] = {
+        let row = "(" + Array(repeating: "?", count: 8).joined(separator: ",") + ")"
+        var statements: [Int: String] = [:]
+        var count = 1
+        while count <= rowsPerStatement {
+            statements[count] = """
+                INSERT INTO change_record (seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged, previousValues)
+                VALUES \(Array(repeating: row, count: count).joined(separator: ","))
+                """
+            count *= 2
+        }
+        return statements
+    }()
+
+    /// Inserts the transaction and its records. Inside the block's write transaction.
+    ///
+    /// The records' values are bound through SQLite's C API: building GRDB arguments for a hundred rows costs
+    /// as much as inserting them. The statements still run through GRDB, which tracks what they write.
+    ///
+    /// - Returns: the transaction's sequence number.
+    func write(author: String, date: Double, _ db: Database) throws -> Int64 {
+        try db.cachedStatement(sql: "INSERT INTO change_transaction (author, date) VALUES (?, ?)")
+            .execute(arguments: [author, date])
+        let sequence = db.lastInsertedRowID
+        try values.bytes.withUnsafeBytes { buffer in
+            var start = 0
+            while start < records.count {
+                var size = Self.rowsPerStatement
+                while size > records.count - start { size /= 2 }
+                try insert(start..<(start + size), sequence: sequence, previousValues: buffer, db)
+                start += size
+            }
+        }
+        return sequence
+    }
+
+    /// Inserts the records at `rows` with one statement of as many rows.
+    private func insert(_ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: Self.insertSQL[rows.count]!)
+        // GRDB executes a statement with the arguments it last set: set them once (any values), then bind
+        // each batch's.
+        if statement.arguments.isEmpty {
+            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 8 * rows.count)))
+        }
+        let sqlite = statement.sqliteStatement
+        let code = sqlite3_reset(sqlite)
+        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+        // The blobs are bound without a copy: `previousValues` outlives the statement's run, and the bindings
+        // are cleared after it.
+        defer { sqlite3_clear_bindings(sqlite) }
+        var parameter: Int32 = 1
+        for (record, previous) in zip(records[rows], previousValues[rows]) {
+            sqlite3_bind_int64(sqlite, parameter, sequence)
+            sqlite3_bind_int64(sqlite, parameter + 1, Int64(record.objectType.rawValue))
+            sqlite3_bind_int64(sqlite, parameter + 2, record.objectID)
+            var identifier = record.localIdentifier
+            identifier.withUTF8 { utf8 in
+                _ = sqlite3_bind_text(sqlite, parameter + 3, utf8.baseAddress, Int32(utf8.count), Self.transient)
+            }
+            sqlite3_bind_int64(sqlite, parameter + 4, Int64(record.kind.rawValue))
+            sqlite3_bind_int64(sqlite, parameter + 5, Int64(record.changedProperties))
+            sqlite3_bind_int64(sqlite, parameter + 6, record.contentChanged ? 1 : 0)
+            if let range = previous {
+                sqlite3_bind_blob(sqlite, parameter + 7, buffer.baseAddress! + range.lowerBound, Int32(range.count), nil)
+            } else {
+                sqlite3_bind_null(sqlite, parameter + 7)
+            }
+            parameter += 8
+        }
+        try statement.execute()
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the value before the bind call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

@@ -68,6 +68,19 @@ enum SmartAlbumRule {
         }
     }
 
+    /// The columns of `asset` that ``sql(subtype:recentSince:)`` reads, for the same subtype.
+    static func columns(subtype: AssetCollectionSubtype) -> [String] {
+        switch subtype {
+        case .smartAlbumAllHidden, .smartAlbumUserLibrary: ["isHidden"]
+        case .smartAlbumFavorites: ["isHidden", "isFavorite"]
+        case .smartAlbumVideos: ["isHidden", "mediaType"]
+        case .smartAlbumRecentlyAdded: ["isHidden", "addedDate"]
+        case .smartAlbumPanoramas, .smartAlbumScreenshots: ["isHidden", "mediaSubtypes"]
+        case .smartAlbumBursts: ["isHidden", "burstIdentifier"]
+        default: []
+        }
+    }
+
     /// The start of the Recently Added window, now.
     static var recentSince: Double {
         Date().timeIntervalSince1970 - Double(recentlyAddedDays) * 86_400

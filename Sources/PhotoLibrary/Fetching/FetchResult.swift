@@ -41,7 +41,7 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
 
     init(
         keys: [Int64], fences: SortFences? = nil, sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
-        requery: (@Sendable (Database) throws -> [Int64])?, incremental: IncrementalFetch? = nil,
+        requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?, incremental: IncrementalFetch? = nil,
         loader: @escaping Loader
     ) {
         self.keyList = FetchResultKeyList(keys, fences: fences)
@@ -228,12 +228,17 @@ enum FetchResultKeyKind: Sendable {
 final class FetchChain: Sendable {
     /// What the keys are keys of.
     let keyKind: FetchResultKeyKind
-    /// Fetches the keys again, at the state of the read it runs in. Nil: the result never changes.
-    let requery: (@Sendable (Database) throws -> [Int64])?
+    /// Fetches the keys again, at the state of the read it runs in; with `sortValues`, also the sort values the
+    /// incremental path searches (so that a fetch followed incrementally still is after a round that had to
+    /// fetch it again). Nil: the result never changes.
+    let requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?
     /// How to follow the fetch transaction by transaction, when it can be (see ``IncrementalFetch``).
     let incremental: IncrementalFetch?
 
-    init(keyKind: FetchResultKeyKind, requery: (@Sendable (Database) throws -> [Int64])?, incremental: IncrementalFetch? = nil) {
+    init(
+        keyKind: FetchResultKeyKind, requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?,
+        incremental: IncrementalFetch? = nil
+    ) {
         self.keyKind = keyKind
         self.requery = requery
         self.incremental = incremental

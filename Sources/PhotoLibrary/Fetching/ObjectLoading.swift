@@ -5,7 +5,7 @@ import GRDB
 /// the previous values the journal keeps.
 enum ObjectLoading {
     /// Rows of `Row` for `keys`, as of `sequence`. Missing entries could not be rebuilt.
-    static func rows<Record: FetchableRecord & Decodable>(
+    static func rows<Record: FetchableRecord & Decodable & JournaledRow>(
         _ type: Record.Type, objectType: ObjectType, keys: some Collection<Int64>, sequence: Int64,
         idColumn: KeyPath<Record, Int64>, _ db: Database
     ) throws -> [Int64: Record] {
@@ -19,7 +19,6 @@ enum ObjectLoading {
         // Objects changed since the fetch: their first change after it carries the state at the fetch.
         let current = try PhotoLibrary.journalSequence(db)
         if current > sequence {
-            let decoder = JSONDecoder()
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -29,7 +28,7 @@ enum ObjectLoading {
                 arguments: [objectType.rawValue, sequence])
             for row in rows {
                 let id: Int64 = row["objectId"]
-                if let data: Data = row["previousValues"], let previous = try? decoder.decode(Record.self, from: data) {
+                if let data: Data = row["previousValues"], let previous = PreviousValues.decode(Record.self, from: data) {
                     result[id] = previous
                 }
             }

@@ -27,7 +27,8 @@ struct FetchQuery: Sendable {
 extension PhotoLibrary {
     /// The journal's last sequence number (0 before the first commit): the position of a read.
     static func journalSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'") ?? 0
+        // Read through SQLite's C API: every delivery round starts with it.
+        try RawQuery(db, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").int64() ?? 0
     }
 
     // MARK: Assets
@@ -79,7 +80,7 @@ extension PhotoLibrary {
             return (keys, fences, try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeys,
+            keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeyList,
             incremental: compiled.incremental
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
@@ -112,7 +113,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
         })
@@ -147,7 +148,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
         })
@@ -182,7 +183,7 @@ extension PhotoLibrary {
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
-            keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeys
+            keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
             try read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
         })

@@ -9,22 +9,28 @@ struct CompiledQuery {
     /// The same query also selecting the sort columns (``IncrementalFetch/columns``), for ``fetchKeysAndFences(_:)``.
     var sampledSQL: SQL? = nil
 
-    /// The keys and, every ``SortFences/stride`` keys, the sort values of the key (what the incremental path
-    /// searches first, in memory). The values come with the rows read anyway: for an order served by an index
-    /// they are in the index.
+    /// The keys and their sort values (every key's or every ``SortFences/stride``-th: see ``SortFences``),
+    /// what the incremental path searches in memory. The values come with the rows read anyway: for an order
+    /// served by an index they are in the index.
     func fetchKeysAndFences(_ db: Database) throws -> ([Int64], SortFences?) {
         guard let sampledSQL, let width = incremental?.columns.count else { return (try fetchKeys(db), nil) }
         let (text, arguments) = try sampledSQL.build(db)
         var keys: [Int64] = []
-        var values: [DatabaseValue] = []
+        var fences = SortFences.Builder(width: width)
         let cursor = try Row.fetchCursor(db, sql: text, arguments: arguments)
         while let row = try cursor.next() {
-            if keys.count % SortFences.stride == 0 {
-                for column in 0..<width { values.append(row[column + 1]) }
-            }
+            fences.add(row, from: 1)
             keys.append(row[0])
         }
-        return (keys, SortFences(width: width, values: values))
+        return (keys, fences.build())
+    }
+
+    /// The keys as a key list, with their sort values (see ``fetchKeysAndFences(_:)``) when `sortValues`: how a
+    /// fetch is fetched again at delivery.
+    func fetchKeyList(_ db: Database, sortValues: Bool) throws -> FetchResultKeyList {
+        guard sortValues else { return FetchResultKeyList(try fetchKeys(db)) }
+        let (keys, fences) = try fetchKeysAndFences(db)
+        return FetchResultKeyList(keys, fences: fences)
     }
 
     func fetchKeys(_ db: Database) throws -> [Int64] {
@@ -49,6 +55,8 @@ enum AssetQueryCompiler {
         var burstFilter = !options.includeAllBurstAssets
         // Membership a function of each asset's own public properties, evaluated the same way at any time.
         var membershipIsPerAsset = true
+        // The columns of `asset` the condition reads; nil when it reads something else.
+        var conditionColumns: [String]? = []
 
         switch query.scope {
         case .assets:
@@ -60,6 +68,7 @@ enum AssetQueryCompiler {
             membershipIsPerAsset = false
         case .assetsInSmartAlbum(let subtype):
             conditions.append(SmartAlbumRule.sql(subtype: subtype, recentSince: SmartAlbumRule.recentSince))
+            conditionColumns = SmartAlbumRule.columns(subtype: subtype)
             if subtype == .smartAlbumRecentlyAdded {
                 naturalOrder = "asset.addedDate"
                 membershipIsPerAsset = false  // A window of time.
@@ -82,16 +91,32 @@ enum AssetQueryCompiler {
             }
         case .assetsInBurst(let burst):
             conditions.append("asset.burstIdentifier = \(burst)")
+            conditionColumns?.append("burstIdentifier")
             burstFilter = false
         case .assetsWithMediaType(let mediaType):
             conditions.append("asset.mediaType = \(mediaType.rawValue)")
+            conditionColumns?.append("mediaType")
         default:
             preconditionFailure("not an asset fetch: \(query.scope)")
         }
-        if hiddenFilter { conditions.append("asset.isHidden = 0") }
-        if burstFilter { conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
-        if let predicate = options.predicate {
-            conditions.append(try predicate.sql(for: .asset))
+        if hiddenFilter {
+            conditions.append("asset.isHidden = 0")
+            conditionColumns?.append("isHidden")
+        }
+        if burstFilter {
+            conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
+            conditionColumns?.append(contentsOf: ["burstIdentifier", "representsBurst"])
+        }
+        if let filter = options.predicate {
+            let predicate = try filter.predicate(for: Asset.predicateSchema)
+            conditions.append(predicate.sql)
+            for name in predicate.predicate.keyNames {
+                guard let column = Asset.predicateSchema.key(named: name).flatMap(IncrementalFetch.assetColumn) else {
+                    conditionColumns = nil
+                    break
+                }
+                conditionColumns?.append(column)
+            }
         }
         if let extraCondition {
             conditions.append(extraCondition)
@@ -117,7 +142,7 @@ enum AssetQueryCompiler {
         var incremental: IncrementalFetch?
         if membershipIsPerAsset {
             incremental = IncrementalFetch(
-                condition: condition ?? "1",
+                condition: condition ?? "1", conditionColumns: conditionColumns,
                 sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
         }
         var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)

@@ -96,28 +96,28 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     static func readBatch(
         after sequence: Int64, end: Int64, library: PhotoLibrary, excludedAuthors: Set<String>, _ db: Database
     ) throws -> [PersistentChange] {
+            // Statements prepared once per connection; columns read by position.
             let transactions = try Row.fetchAll(
-                db,
-                sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+                db.cachedStatement(sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
                 arguments: [sequence, end, Self.batchSize])
             guard let first = transactions.first, let last = transactions.last else { return [] }
-            let firstSeq: Int64 = first["seq"]
-            let lastSeq: Int64 = last["seq"]
+            let firstSeq: Int64 = first[0]
+            let lastSeq: Int64 = last[0]
             var records: [Int64: NetChangeAccumulator] = [:]
             let cursor = try Row.fetchCursor(
-                db,
-                sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?",
+                db.cachedStatement(
+                    sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?"),
                 arguments: [firstSeq, lastSeq])
             while let row = try cursor.next() {
-                guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-                records[row["seq"], default: NetChangeAccumulator()].add(
-                    type, row["localIdentifier"], kind, changedProperties: row["changedProperties"])
+                guard let type = ObjectType(rawValue: row[1]), let kind = ChangeKind(rawValue: row[3]) else { continue }
+                records[row[0], default: NetChangeAccumulator()].add(type, row[2], kind, changedProperties: row[4])
             }
             var changes: [PersistentChange] = []
+            changes.reserveCapacity(transactions.count)
             for transaction in transactions {
-                let seq: Int64 = transaction["seq"]
-                let author: String = transaction["author"]
-                let date: Double = transaction["date"]
+                let seq: Int64 = transaction[0]
+                let author: String = transaction[1]
+                let date: Double = transaction[2]
                 let token = ChangeToken(libraryIdentity: library.identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date))
                 changes.append(PersistentChange(
                     changeToken: token, author: author, date: Date(timeIntervalSince1970: date),

@@ -86,16 +86,15 @@ extension PhotoLibrary {
     }
 
     func currentToken(_ db: Database) throws -> ChangeToken {
-        if let row = try Row.fetchOne(db, sql: "SELECT seq, date FROM change_transaction ORDER BY seq DESC LIMIT 1") {
-            return ChangeToken(libraryIdentity: identity, sequence: row["seq"], stamp: ChangeToken.stamp(forDate: row["date"]))
+        if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, date FROM change_transaction ORDER BY seq DESC LIMIT 1")) {
+            return ChangeToken(libraryIdentity: identity, sequence: row[0], stamp: ChangeToken.stamp(forDate: row[1]))
         }
         return try floorToken(db)
     }
 
     func floorToken(_ db: Database) throws -> ChangeToken {
-        let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
-        let stamp = try Int64.fetchOne(db, sql: "SELECT floorStamp FROM change_journal WHERE id = 1") ?? 0
-        return ChangeToken(libraryIdentity: identity, sequence: floor, stamp: stamp)
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor, floorStamp FROM change_journal WHERE id = 1"))
+        return ChangeToken(libraryIdentity: identity, sequence: row?[0] ?? 0, stamp: row?[1] ?? 0)
     }
 
     /// Checks that a token can be used with this library's history, inside the read that will use it.
@@ -118,8 +117,9 @@ extension PhotoLibrary {
             if token.sequence == floor.sequence {
                 stamp = floor.stamp
             } else {
-                stamp = try Double.fetchOne(db, sql: "SELECT date FROM change_transaction WHERE seq = ?", arguments: [token.sequence])
-                    .map(ChangeToken.stamp(forDate:))
+                stamp = try Double.fetchOne(
+                    db.cachedStatement(sql: "SELECT date FROM change_transaction WHERE seq = ?"), arguments: [token.sequence]
+                ).map(ChangeToken.stamp(forDate:))
             }
             if let stamp, stamp != token.stamp {
                 throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import Synchronization
 
 /// Receives the library's changes (PhotoKit's `PHPhotoLibraryChangeObserver`).
 ///
@@ -39,14 +40,12 @@ public final class Change: Sendable {
     public let author: String
     /// When it was committed.
     public let date: Date
-    let records: [JournalRecord]
     let context: DeliveryContext?
 
-    init(changeToken: ChangeToken, author: String, date: Date, records: [JournalRecord], context: DeliveryContext?) {
+    init(changeToken: ChangeToken, author: String, date: Date, context: DeliveryContext?) {
         self.changeToken = changeToken
         self.author = author
         self.date = date
-        self.records = records
         self.context = context
     }
 
@@ -114,8 +113,8 @@ struct DeliveryContext: Sendable {
     let chains: [ObjectIdentifier: ChainUpdate]
     /// The results followed incrementally, from their state to the round's end.
     let incremental: [ResultState: IncrementalUpdate]
-    /// Keyed by object type and row id.
-    let objects: [ObjectKey: ObjectUpdate]
+    /// What the round did to each object it touched, keyed by object type and row id.
+    let objects: TouchedObjects
     let incrementalLimit: Double
     /// Where the touched objects are read from, as they were at ``sequence``.
     let database: DatabasePool
@@ -139,10 +138,44 @@ struct DeliveryContext: Sendable {
     }
 }
 
+/// What a round did to each object it touched: whether its last record deletes it, and whether any changed its
+/// content. Gathered from the round's records on the first question (most rounds get none).
+final class TouchedObjects: Sendable {
+    private let records: [RoundRecord]
+    private let updates = Mutex<[ObjectKey: DeliveryContext.ObjectUpdate]?>(nil)
+
+    init(records: [RoundRecord]) {
+        self.records = records
+    }
+
+    /// What the round did to an object, or nil when it didn't touch it.
+    ///
+    /// - Complexity: O(1); O(*r*) on the first call, for *r* records.
+    subscript(key: ObjectKey) -> DeliveryContext.ObjectUpdate? {
+        updates.withLock { updates in
+            if updates == nil {
+                var gathered: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
+                for record in records {
+                    let key = ObjectKey(type: record.objectType, rowID: record.objectID)
+                    gathered[key] = DeliveryContext.ObjectUpdate(
+                        deleted: record.kind == .deleted, contentChanged: record.contentChanged || gathered[key]?.contentChanged == true)
+                }
+                updates = gathered
+            }
+            return updates![key]
+        }
+    }
+}
+
 /// An object's identity across types.
 struct ObjectKey: Hashable, Sendable {
     let type: ObjectType
     let rowID: Int64
+
+    /// One word hashed, not two (a delivery round hashes every key it reads).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(rowID &<< 2 | Int64(type.rawValue))
+    }
 }
 
 extension FetchResultKeys {

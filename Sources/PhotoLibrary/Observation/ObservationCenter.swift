@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// Delivers committed transactions to observers and async streams, in commit order.
@@ -144,22 +145,71 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
+    /// The connection delivery rounds read from: a read-only connection of their own, opened on first use.
+    /// SQLite drops a connection's page cache at its first read after another connection's commit — every
+    /// round's first read — and the cost follows the pages cached: on the pool's readers, those of every
+    /// object the application loaded since. This one only caches what rounds read.
+    private let deliveryReader = Mutex<DatabaseQueue?>(nil)
+
+    private func roundReader() throws -> DatabaseQueue {
+        try deliveryReader.withLock { reader in
+            if let reader { return reader }
+            var configuration = database.configuration
+            configuration.readonly = true
+            configuration.label = "photosync.observation"
+            let opened = try DatabaseQueue(path: database.path, configuration: configuration)
+            reader = opened
+            return opened
+        }
+    }
+
+    /// Runs `body` in a read transaction of the round reader. The transaction is begun and ended by statements
+    /// prepared once (GRDB's `read` prepares both every time, a tenth of the cost of a round that touches
+    /// little).
+    private func inRoundTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try roundReader().inDatabase { db in
+            // A transaction left open (a failed COMMIT and ROLLBACK) would read an old snapshot: end it first.
+            if db.isInsideTransaction { try RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in } }
+            try RawQuery(db, "BEGIN DEFERRED TRANSACTION").forEachRow { _ in }
+            defer {
+                // A read transaction: nothing to keep or lose. Should COMMIT fail, ROLLBACK ends it.
+                if (try? RawQuery(db, "COMMIT TRANSACTION").forEachRow { _ in }) == nil {
+                    try? RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in }
+                }
+            }
+            return try body(db)
+        }
+    }
+
     /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
     /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
     func readChanges(after sequence: Int64) throws -> [Change] {
-        let results = state.withLock { $0.results.values.compactMap(\.result) }
-        return try database.read { db in try readRound(after: sequence, results: results, db) }
+        try inRoundTransaction { db in try readRound(after: sequence, results: liveResults(), db) }
+    }
+
+    /// The tracked results still alive; the entries of released ones are dropped on the way.
+    private func liveResults() -> [any TrackedFetchResult] {
+        state.withLock { state in
+            var live: [any TrackedFetchResult] = []
+            state.results = state.results.filter { entry in
+                guard let result = entry.value.result else { return false }
+                live.append(result)
+                return true
+            }
+            state.trackedSinceSweep = 0
+            return live
+        }
     }
 
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
     private func deliver() {
-        let (delivered, hasAudience, results) = state.withLock { state in
-            (state.delivered ?? 0, !state.observers.isEmpty || !state.streams.isEmpty, state.results.values.compactMap(\.result))
+        let (delivered, hasAudience) = state.withLock { state in
+            (state.delivered ?? 0, !state.observers.isEmpty || !state.streams.isEmpty)
         }
         guard hasAudience else { return }
         let changes: [Change]
         do {
-            changes = try database.read { db in try readRound(after: delivered, results: results, db) }
+            changes = try inRoundTransaction { db in try readRound(after: delivered, results: liveResults(), db) }
         } catch {
             return  // The database can't be read now; the next notification (or re-check) retries.
         }
@@ -177,32 +227,54 @@ final class ObservationCenter: Sendable {
         }
     }
 
+    /// Reads what was committed after `delivered`, with the details of every result of `results` that the
+    /// round changes; empty when nothing was.
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
-        let end = try PhotoLibrary.journalSequence(db)
-        guard end > delivered else { return [] }
-        let transactions = try Row.fetchAll(
-            db, sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? ORDER BY seq", arguments: [delivered])
-        guard !transactions.isEmpty else { return [] }
-        var records: [Int64: [JournalRecord]] = [:]
-        var touched: [ObjectKey: (deleted: Bool, contentChanged: Bool)] = [:]
-        let cursor = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT seq, objectType, objectId, localIdentifier, kind, changedProperties, contentChanged
-                FROM change_record WHERE seq > ? ORDER BY seq
-                """,
-            arguments: [delivered])
-        while let row = try cursor.next() {
-            guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-            let record = JournalRecord(
-                objectType: type, objectID: row["objectId"], localIdentifier: row["localIdentifier"], kind: kind,
-                changedProperties: row["changedProperties"], contentChanged: row["contentChanged"], previousValues: nil)
-            records[row["seq"], default: []].append(record)
-            let key = ObjectKey(type: type, rowID: record.objectID)
-            let previous = touched[key] ?? (false, false)
-            touched[key] = (kind == .deleted, previous.contentChanged || record.contentChanged)
+        guard let journal = try RoundJournal(after: delivered, db), let last = journal.transactions.last else { return [] }
+        let context = try deliveryContext(journal, results: results, db)
+        return journal.transactions.map { transaction in
+            Change(
+                changeToken: ChangeToken(
+                    libraryIdentity: identity, sequence: transaction.sequence, stamp: ChangeToken.stamp(forDate: transaction.date)),
+                author: transaction.author, date: Date(timeIntervalSince1970: transaction.date),
+                context: transaction.sequence == last.sequence ? context : nil)
         }
-        // Results followed incrementally: once per state (chain and sequence).
+    }
+
+    /// What the round's last change needs to describe every tracked result and touched object as they are at
+    /// `end`.
+    private func deliveryContext(_ journal: RoundJournal, results: [any TrackedFetchResult], _ db: Database) throws -> DeliveryContext {
+        let end = journal.end
+        let (incremental, followed, oldest) = try followResults(results, round: journal, db)
+        var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
+        // A fetch that can be followed incrementally keeps its sort values when it has to be fetched again (a
+        // round touching too many assets), so that the next round is followed in memory again.
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
+        for (id, entry) in oldest {
+            updates[id] = DeliveryContext.ChainUpdate(
+                after: try entry.chain.requery!(db, maintains && entry.chain.incremental != nil),
+                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
+        }
+        for (id, entry) in followed where updates[id] == nil {
+            updates[id] = DeliveryContext.ChainUpdate(
+                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
+        }
+        // The objects the round touched: what the journal says of them. Their state at the end of the round is
+        // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
+        // result's objects, so that a delivery costs nothing for objects no one asks about.
+        return DeliveryContext(
+            sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.recorded.records),
+            incrementalLimit: incrementalLimit,
+            database: database, center: self)
+    }
+
+    /// The tracked results' fetches at `end`: those followed incrementally (once per state: chain and sequence),
+    /// with the end state of their chains, and the oldest state of every other chain, to fetch again.
+    private func followResults(_ results: [any TrackedFetchResult], round: RoundJournal, _ db: Database) throws -> (
+        incremental: [DeliveryContext.ResultState: IncrementalUpdate],
+        followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)],
+        oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)]
+    ) {
         var incremental: [DeliveryContext.ResultState: IncrementalUpdate] = [:]
         var unmaintainable: Set<DeliveryContext.ResultState> = []
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
@@ -211,64 +283,53 @@ final class ObservationCenter: Sendable {
         // Chains followed incrementally: their end state, for a result of theirs made after this round was
         // read (a successor produced by an earlier round's details, once this round is already read).
         var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
-        for result in results where result.sequence < end && result.chain.requery != nil {
+        for result in results where result.sequence < round.end && result.chain.requery != nil {
             let id = ObjectIdentifier(result.chain)
             if maintains, let fetch = result.chain.incremental {
                 let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
-                if let update = incremental[state] {
+                var update = incremental[state]
+                if update == nil, !unmaintainable.contains(state) {
+                    update = try fetch.update(result.keyList, from: result.sequence, round: round, db)
+                    if let update { incremental[state] = update } else { unmaintainable.insert(state) }
+                }
+                if let update {
                     followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
                     continue
-                }
-                if !unmaintainable.contains(state) {
-                    if let update = try fetch.update(result.keyList, from: result.sequence, through: end, db) {
-                        incremental[state] = update
-                        followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
-                        continue
-                    }
-                    unmaintainable.insert(state)
                 }
             }
             oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
         }
-        var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
-        for (id, entry) in oldest {
-            updates[id] = DeliveryContext.ChainUpdate(
-                after: FetchResultKeyList(try entry.chain.requery!(db)),
-                updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
-        }
-        for (id, entry) in followed where updates[id] == nil {
-            updates[id] = DeliveryContext.ChainUpdate(
-                after: entry.after, updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, through: end, db))
-        }
-        // The objects the round touched: what the journal says of them. Their state at the end of the round is
-        // read when asked for (``Change/changeDetails(for:)-(Object)``), rebuilt from the journal like a fetch
-        // result's objects, so that a delivery costs nothing for objects no one asks about.
-        var objects: [ObjectKey: DeliveryContext.ObjectUpdate] = [:]
-        for (key, facts) in touched {
-            objects[key] = DeliveryContext.ObjectUpdate(deleted: facts.deleted, contentChanged: facts.contentChanged)
-        }
-        let context = DeliveryContext(
-            sequence: end, chains: updates, incremental: incremental, objects: objects, incrementalLimit: incrementalLimit,
-            database: database, center: self)
-        return transactions.enumerated().map { index, row in
-            let seq: Int64 = row["seq"]
-            let date: Double = row["date"]
-            return Change(
-                changeToken: ChangeToken(libraryIdentity: identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date)),
-                author: row["author"], date: Date(timeIntervalSince1970: date), records: records[seq] ?? [],
-                context: index == transactions.count - 1 ? context : nil)
-        }
+        return (incremental, followed, oldest)
     }
 
-    /// The keys of objects whose public properties changed in (`start`, `end`], with the sequence of each change.
-    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, through end: Int64, _ db: Database) throws -> [(sequence: Int64, key: Int64)] {
+    /// The keys of objects whose public properties changed after `start`, up to the round's end, with the
+    /// sequence of each change: from the records the round read when it read them all (`start` is not before
+    /// the round's), else from the journal.
+    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, round: RoundJournal, _ db: Database) throws -> [(
+        sequence: Int64, key: Int64
+    )] {
+        let end = round.end
+        if start >= round.start {
+            var keys: [(sequence: Int64, key: Int64)] = []
+            for record in round.records(after: start, through: end) where record.kind == .updated {
+                switch (kind, record.objectType) {
+                case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
+                    keys.append((record.sequence, record.objectID))
+                case (.mixed, .assetCollection): keys.append((record.sequence, record.objectID << 1))
+                case (.mixed, .collectionList): keys.append((record.sequence, record.objectID << 1 | 1))
+                default: break
+                }
+            }
+            return keys
+        }
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
-            try Row.fetchAll(
-                db,
-                // `+objectType`: through the primary key's range of `seq`, not every record of the type.
-                sql: "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?",
-                arguments: [type.rawValue, start, end]
-            ).map { (sequence: $0["seq"], key: transform($0["objectId"])) }
+            // `+objectType`: through the primary key's range of `seq`, not every record of the type.
+            let query = try RawQuery(db, "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?")
+            var keys: [(sequence: Int64, key: Int64)] = []
+            try query.forEachRow(Int64(type.rawValue), start, end) { row in
+                keys.append((sequence: sqlite3_column_int64(row, 0), key: transform(sqlite3_column_int64(row, 1))))
+            }
+            return keys
         }
         switch kind {
         case .asset: return try updated(.asset) { $0 }

@@ -1,0 +1,78 @@
+import GRDB
+import GRDBSQLite
+
+/// A cached read-only statement stepped through SQLite's C API, its integer arguments bound there too.
+///
+/// A delivery round runs a handful of small queries, and GRDB's work around each execution (argument
+/// validation, a cursor and row objects, the bookkeeping of what observed statements read) costs more than
+/// most of them cost SQLite. A raw query only reads. GRDB keeps no record of the arguments bound here, so a
+/// statement run this way is run only this way: its SQL is used nowhere else (or has no parameters).
+struct RawQuery {
+    let statement: Statement
+
+    /// Prepares `sql`, or takes it from the connection's statement cache.
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.cachedStatement(sql: sql)
+        precondition(statement.isReadonly, "a raw query only reads")
+    }
+
+    /// Binds `arguments` to parameters 1, 2, … and calls `body` on each row, with the SQLite statement to read
+    /// the row's columns from (`sqlite3_column_*`, during the call). The statement is reset when it returns.
+    ///
+    /// - Throws: a `DatabaseError` when SQLite fails; what `body` throws.
+    func forEachRow(_ arguments: Int64..., body: (SQLiteStatement) throws -> Void) throws {
+        try forEachRow(arguments, body: body)
+    }
+
+    /// The same, with the arguments in an array.
+    func forEachRow(_ arguments: [Int64], body: (SQLiteStatement) throws -> Void) throws {
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        try bind(arguments)
+        try Self.step(statement, body)
+    }
+
+    /// The first column of the first row as an integer; nil when there is no row or the value is NULL.
+    func int64(_ arguments: Int64...) throws -> Int64? {
+        let sqlite = statement.sqliteStatement
+        defer { sqlite3_reset(sqlite) }
+        try bind(arguments)
+        let code = sqlite3_step(sqlite)
+        if code == SQLITE_DONE { return nil }
+        guard code == SQLITE_ROW else { throw Self.error(code, statement) }
+        return sqlite3_column_type(sqlite, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(sqlite, 0)
+    }
+
+    /// Resets the statement and binds `arguments` to parameters 1, 2, … (bindings can only change on a reset
+    /// statement).
+    func bind(_ arguments: [Int64]) throws {
+        let sqlite = statement.sqliteStatement
+        let code = sqlite3_reset(sqlite)
+        guard code == SQLITE_OK else { throw Self.error(code, statement) }
+        for (index, argument) in arguments.enumerated() { sqlite3_bind_int64(sqlite, Int32(index + 1), argument) }
+    }
+
+    /// Steps a bound read-only statement to its end, calling `body` on each row.
+    static func step(_ statement: Statement, _ body: (SQLiteStatement) throws -> Void) throws {
+        let sqlite = statement.sqliteStatement
+        while true {
+            let code = sqlite3_step(sqlite)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw Self.error(code, statement) }
+            try body(sqlite)
+        }
+    }
+
+    /// A text column of the current row (NULL reads as empty).
+    static func text(_ row: SQLiteStatement, _ column: Int32) -> String {
+        // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
+        guard let text = sqlite3_column_text(row, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, column))), as: UTF8.self)
+    }
+
+    /// The error SQLite reports for `code`, on the statement's connection.
+    static func error(_ code: Int32, _ statement: Statement) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement))), sql: statement.sql)
+    }
+}

@@ -1,0 +1,112 @@
+import GRDB
+import GRDBSQLite
+
+/// A journal record as a delivery round reads it: no identifier; an asset's previous values are in its
+/// ``JournalRecords``' buffer.
+struct RoundRecord: Sendable {
+    let sequence: Int64
+    let objectType: ObjectType
+    let objectID: Int64
+    let kind: ChangeKind
+    /// `AssetProperties` or `CollectionProperties` raw value.
+    let changedProperties: Int
+    let contentChanged: Bool
+    /// Where the previous values of an updated or deleted asset are in the buffer; nil for other records, and
+    /// once the buffer is full (they are then read by primary key when needed).
+    let previousValues: Range<Int>?
+}
+
+/// Journal records in the order of their transactions, read through SQLite's C API, with the previous values
+/// of assets copied into one buffer.
+struct JournalRecords: Sendable {
+    private(set) var records: [RoundRecord] = []
+    private(set) var previousValueBytes: [UInt8] = []
+
+    /// The most bytes of previous values kept: a round of that many changes is far beyond the incremental
+    /// path's reach anyway.
+    static let bufferLimit = 4 << 20
+
+    /// Reads the records in (`start`, `end`] (of one type when `type` is given).
+    init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: Database) throws {
+        let columns = "SELECT seq, objectType, objectId, kind, changedProperties, contentChanged, previousValues FROM change_record"
+        // `+objectType`: the interval through the primary key, not every record of the type through the index.
+        let query = try type == nil
+            ? RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq")
+            : RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq")
+        let arguments = [start, end] + (type.map { [Int64($0.rawValue)] } ?? [])
+        try query.forEachRow(arguments) { row in
+            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
+                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
+            else { return }
+            records.append(RoundRecord(
+                sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
+                changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0,
+                previousValues: type == .asset ? keep(row, 6) : nil))
+        }
+    }
+
+    /// Copies a blob column of the current row into the buffer, if there is one and room for it.
+    private mutating func keep(_ row: SQLiteStatement, _ column: Int32) -> Range<Int>? {
+        // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
+        guard let bytes = sqlite3_column_blob(row, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(row, column))
+        guard previousValueBytes.count + count <= Self.bufferLimit else { return nil }
+        let start = previousValueBytes.count
+        previousValueBytes.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+        return start..<previousValueBytes.count
+    }
+
+    /// The index of the first record of a transaction after `sequence`.
+    ///
+    /// - Complexity: O(log *r*) for *r* records.
+    func firstRecord(after sequence: Int64) -> Int {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if records[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// What a delivery round reads of the journal after the last delivery: the transactions and their records,
+/// in one read transaction, through SQLite's C API.
+struct RoundJournal: Sendable {
+    /// The journal position the round reads up to (the last transaction's sequence).
+    let end: Int64
+    /// The position below which records may have been pruned (`change_journal.floor`).
+    let floor: Int64
+    /// The position the round reads from: its records are those of the transactions after it.
+    let start: Int64
+    let transactions: [(sequence: Int64, author: String, date: Double)]
+    /// Every record of ``transactions``.
+    let recorded: JournalRecords
+
+    /// Reads the journal after `start`; nil when nothing was committed since.
+    init?(after start: Int64, _ db: Database) throws {
+        var position: (end: Int64, floor: Int64)?
+        try RawQuery(db, """
+            SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'),
+                   (SELECT floor FROM change_journal WHERE id = 1)
+            """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
+        guard let position, position.end > start else { return nil }
+        (end, floor, self.start) = (position.end, position.floor, start)
+        var transactions: [(sequence: Int64, author: String, date: Double)] = []
+        try RawQuery(db, "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
+            .forEachRow(start, end) { row in
+                transactions.append((sqlite3_column_int64(row, 0), RawQuery.text(row, 1), sqlite3_column_double(row, 2)))
+            }
+        guard !transactions.isEmpty else { return nil }
+        self.transactions = transactions
+        recorded = try JournalRecords(after: start, through: end, db)
+    }
+
+    /// The records of the transactions in (`start`, `end`], which must not begin before the round's start.
+    ///
+    /// - Complexity: O(log *r*) for *r* records.
+    func records(after start: Int64, through end: Int64) -> ArraySlice<RoundRecord> {
+        precondition(start >= self.start, "records before the round's start weren't read")
+        return recorded.records[recorded.firstRecord(after: start)..<recorded.firstRecord(after: end)]
+    }
+}
