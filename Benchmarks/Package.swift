@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
             ],
             path: "SyncBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -52,6 +53,24 @@ let package = Package(
             ],
             path: "ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "SyncFixtures",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+            ],
+            path: "SyncFixtures"
+        ),
+        // Not a benchmark: a driver for callgrind (see SyncProfile/main.swift).
+        .executableTarget(
+            name: "SyncProfile",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
+            ],
+            path: "SyncProfile"
         ),
     ],
     swiftLanguageModes: [.v6]

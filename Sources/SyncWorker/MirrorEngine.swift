@@ -274,6 +274,7 @@ actor MirrorEngine {
             inserted = Self.requestAssetChanges(
                 for: batch, root: root, assets: assets, live: live, tree: &tree,
                 moved: { id, from in (directoriesBefore[FileSystem.parent(of: from)]?.albumIdentifier, memberships[id]) })
+            tree.flushAdditions()
             for file in batch.adoptions {
                 guard let id = file.assetIdentifier, assets[id] != nil else { continue }
                 tree.move(id, fromAlbum: nil, memberOf: memberships[id] ?? [], to: FileSystem.parent(of: file.relativePath))

@@ -215,7 +215,8 @@ final class ChangeSession: @unchecked Sendable {
 
     func assetID(for localIdentifier: String) throws -> Int64 {
         if let id = unwrittenByIdentifier[localIdentifier] { return id }
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier]) else {
+        let statement = try db.cachedStatement(sql: "SELECT id FROM asset WHERE localIdentifier = ?")
+        guard let id = try Int64.fetchOne(statement, arguments: [localIdentifier]) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return id
@@ -271,7 +272,7 @@ final class ChangeSession: @unchecked Sendable {
             guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
-            try row.insert(db)
+            try row.insertPrepared(db)
         }
         pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
