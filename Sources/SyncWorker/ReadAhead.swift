@@ -109,6 +109,9 @@ final class ReadAhead: Sendable {
         return outcome
     }
 
+    /// How many files readers have started (read, or being read).
+    var filesStarted: Int { state.withLock { $0.nextToRead } }
+
     /// Stops the readers after the files they are reading, and waits for them to end. Safe to call more than
     /// once; the engine calls it when it leaves the list, whether it took every outcome or not.
     func stop() {
