@@ -201,7 +201,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryTests",
-            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom"],
+            dependencies: [
+                "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ],

@@ -17,9 +17,34 @@ enum MomentDay {
         guard let seconds = row.creationDate, seconds.isFinite else { return undated }
         let offset = row.creationTimeZoneOffset
             ?? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds))
-        let local = Date(timeIntervalSince1970: seconds + Double(offset))
-        let components = utcCalendar.dateComponents([.year, .month, .day], from: local)
+        let local = seconds + Double(offset)
+        // Years 1601 to 9999 by arithmetic (the calendar is the proleptic Gregorian one there); the calendar
+        // itself elsewhere (Julian days before 1582, years of other widths).
+        if local >= -11_644_473_600 && local < 253_402_300_800 {
+            return dayKey(daysSince1970: Int((local / 86_400).rounded(.down)))
+        }
+        let components = utcCalendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: local))
         return String(format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
+    }
+
+    /// `YYYY-MM-DD` of a day counted from 1970-01-01 in the proleptic Gregorian calendar, for years 0…9999
+    /// (the inverse of the days-from-civil count: eras of 400 years, years starting in March).
+    static func dayKey(daysSince1970 days: Int) -> String {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let digit = { (value: Int) in UInt8(ascii: "0") + UInt8(value % 10) }
+        let bytes: [UInt8] = [
+            digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), UInt8(ascii: "-"),
+            digit(month / 10), digit(month), UInt8(ascii: "-"), digit(day / 10), digit(day),
+        ]
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func title(for key: String) -> String {
