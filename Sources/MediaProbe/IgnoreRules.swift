@@ -177,6 +177,10 @@ public struct IgnoreRules: Sendable {
     /// The pattern that decides a path itself (the last one matching it, negated or not), ignoring its
     /// parent directories; nil if none matches. Useful to explain a decision, like `git check-ignore -v`.
     public func decidingPattern(relativePath: String, isDirectory: Bool) -> IgnorePattern? {
+        // A name alone (what a walk asks about most) is its own one component.
+        if !relativePath.isEmpty, relativePath != ".", !relativePath.utf8.contains(UInt8(ascii: "/")) {
+            return decidingPattern([relativePath], isDirectory: isDirectory)
+        }
         let components = Self.normalize(relativePath).split(separator: "/").map(String.init)
         guard !components.isEmpty else { return nil }
         return decidingPattern(components[...], isDirectory: isDirectory)

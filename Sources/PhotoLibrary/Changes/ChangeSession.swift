@@ -189,7 +189,7 @@ final class ChangeSession: @unchecked Sendable {
 
     func touchAsset(_ id: Int64) throws {
         guard assetsBefore[id] == nil else { return }
-        guard let row = try AssetRow.fetchOne(db, key: id) else {
+        guard let row = try assetRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
         }
         assetsBefore[id] = .some(row)
@@ -197,7 +197,7 @@ final class ChangeSession: @unchecked Sendable {
 
     func touchCollection(_ id: Int64) throws {
         guard collectionsBefore[id] == nil else { return }
-        guard let row = try AssetCollectionRow.fetchOne(db, key: id) else {
+        guard let row = try collectionRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection #\(id)")
         }
         collectionsBefore[id] = .some(row)
@@ -205,7 +205,7 @@ final class ChangeSession: @unchecked Sendable {
 
     func touchList(_ id: Int64) throws {
         guard listsBefore[id] == nil else { return }
-        guard let row = try CollectionListRow.fetchOne(db, key: id) else {
+        guard let row = try listRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection list #\(id)")
         }
         listsBefore[id] = .some(row)
@@ -223,14 +223,14 @@ final class ChangeSession: @unchecked Sendable {
     }
 
     func collectionRow(for localIdentifier: String) throws -> AssetCollectionRow {
-        guard let row = try AssetCollectionRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+        guard let row = try collectionRowIfAny(localIdentifier: localIdentifier) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return row
     }
 
     func listRow(for localIdentifier: String) throws -> CollectionListRow {
-        guard let row = try CollectionListRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+        guard let row = try listRowIfAny(localIdentifier: localIdentifier) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return row
@@ -297,7 +297,7 @@ final class ChangeSession: @unchecked Sendable {
     func editAsset(_ id: Int64, _ edit: (inout AssetRow) -> Void) throws {
         if pendingAssetRows[id] == nil {
             try touchAsset(id)
-            guard let current = try AssetRow.fetchOne(db, key: id) else {
+            guard let current = try assetRow(id: id) else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
             }
             pendingAssetRows[id] = current
@@ -308,7 +308,7 @@ final class ChangeSession: @unchecked Sendable {
 
     func currentAssetRow(_ id: Int64) throws -> AssetRow? {
         if let pending = pendingAssetRows[id] { return pending }
-        return try AssetRow.fetchOne(db, key: id)
+        return try assetRow(id: id)
     }
 
     func deleteAsset(_ id: Int64) throws {
@@ -361,8 +361,7 @@ final class ChangeSession: @unchecked Sendable {
         if first == old.count && first == new.count { return }
         try touchCollection(album)
         collectionMembershipChanged.insert(album)
-        try db.execute(
-            sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?", arguments: [album, first])
+        try db.cachedStatement(sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?").execute(arguments: [album, first])
         let statement = try db.cachedStatement(
             sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (?, ?, ?)")
         for position in first..<new.count {
