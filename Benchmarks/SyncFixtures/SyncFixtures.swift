@@ -96,12 +96,24 @@ public enum SyncFixtures {
         return process.terminationStatus
     }
 
-    /// The regular files under `directory`, recursively, sorted, by their paths relative to it.
+    /// The regular files under `directory`, recursively, sorted, by their paths relative to it. (By `readdir`:
+    /// FileManager's enumerator reads the owner's name of every file, from /etc/passwd.)
     public static func files(in directory: URL) -> [String] {
-        let enumerator = FileManager.default.enumerator(atPath: directory.path)
         var files: [String] = []
-        while let relative = enumerator?.nextObject() as? String {
-            if enumerator?.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append(relative) }
+        var pending = [""]
+        while let relative = pending.popLast() {
+            guard let handle = opendir(relative.isEmpty ? directory.path : directory.path + "/" + relative) else { continue }
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                guard name != ".", name != ".." else { continue }
+                let path = relative.isEmpty ? name : relative + "/" + name
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR): pending.append(path)
+                case Int32(DT_REG): files.append(path)
+                default: break
+                }
+            }
+            closedir(handle)
         }
         return files.sorted()
     }

@@ -108,6 +108,6 @@ enum LocalIdentifier {
         case .assetCollection: suffix = "/L0/040"
         case .collectionList: suffix = "/L0/050"
         }
-        return UUID().uuidString + suffix
+        return RandomUUIDs.next() + suffix
     }
 }
