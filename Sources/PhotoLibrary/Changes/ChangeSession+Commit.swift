@@ -38,9 +38,9 @@ extension ChangeSession {
         if let firstError { throw firstError }
         try writePendingAssets()
         for write in mirrorWrites { try write(db) }
-        var afterAssets = try fetchAssetsAfter()
+        var afterAssets = try fetchAssetsAfter(reusingWritten: true)
         if try maintainBursts(afterAssets) {
-            afterAssets = try fetchAssetsAfter()
+            afterAssets = try fetchAssetsAfter(reusingWritten: false)
         }
         try maintainMoments(afterAssets)
         try maintainSmartAlbums(afterAssets)
@@ -60,6 +60,7 @@ extension ChangeSession {
                 row.representsBurst = false
             }
             try row.update(db)
+            writtenAssetRows[id] = row
         }
         pendingAssetRows.removeAll()
         pendingAssetOrder.removeAll()
@@ -91,10 +92,19 @@ extension ChangeSession {
         }
     }
 
-    private func fetchAssetsAfter() throws -> [Int64: AssetRow] {
+    /// The rows of the assets the block touched, as they are now: read from the database, or, with
+    /// `reusingWritten`, taken from ``writtenAssetRows`` where the block wrote them.
+    private func fetchAssetsAfter(reusingWritten: Bool) throws -> [Int64: AssetRow] {
         var result: [Int64: AssetRow] = [:]
-        let ids = Array(assetsBefore.keys)
-        result.reserveCapacity(ids.count)
+        result.reserveCapacity(assetsBefore.count)
+        var ids: [Int64] = []
+        for id in assetsBefore.keys {
+            if reusingWritten, let row = writtenAssetRows[id] {
+                result[id] = row
+            } else {
+                ids.append(id)
+            }
+        }
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let slice = ids[chunk..<min(ids.count, chunk + 500)]
             for row in try AssetRow.fetchAll(db, keys: slice) { result[row.id] = row }

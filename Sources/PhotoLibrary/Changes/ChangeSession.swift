@@ -54,6 +54,12 @@ final class ChangeSession: @unchecked Sendable {
     /// when the block ends, or earlier when an album or folder operation needs them in the database.
     var unwrittenAssets: Set<Int64> = []
     var unwrittenByIdentifier: [String: Int64] = [:]
+    /// The rows of the assets this block wrote (inserted, or updated with its pending edits), as written. Until
+    /// the block ends, nothing else changes an asset row — the block's other statements on `asset` delete a
+    /// row (dropped from here) or come after ``finish()`` has read the rows back (moments) or make it read
+    /// them again (bursts' representatives) — so these are what the database holds: ``finish()`` takes them
+    /// rather than reading them back.
+    var writtenAssetRows: [Int64: AssetRow] = [:]
     /// Collections and lists whose members changed.
     var collectionMembershipChanged: Set<Int64> = []
     var listMembershipChanged: Set<Int64> = []
@@ -273,6 +279,7 @@ final class ChangeSession: @unchecked Sendable {
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
             try row.insertPrepared(db)
+            writtenAssetRows[row.id] = row
         }
         pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
@@ -343,6 +350,7 @@ final class ChangeSession: @unchecked Sendable {
         {
             releasedOriginals.insert(hash)
         }
+        writtenAssetRows[id] = nil
         try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
     }
 
