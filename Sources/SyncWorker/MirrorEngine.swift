@@ -405,7 +405,7 @@ actor MirrorEngine {
         var inserted: [String: String] = [:]
         for file in batch.inserts {
             let request = AssetChangeRequest.creationRequestForAsset(
-                fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
+                fromFileAt: file.url,
                 options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
             request.apply(file.probe)
             live.mark(request, path: file.path)
@@ -414,7 +414,7 @@ actor MirrorEngine {
             tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
         }
         for (new, old) in batch.updates {
-            let url = URL(fileURLWithPath: root + "/" + new.path)
+            let url = new.url
             let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
             if let id = old.assetIdentifier, let asset = assets[id] {
                 let request = AssetChangeRequest(for: asset)

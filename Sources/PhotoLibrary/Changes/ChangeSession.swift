@@ -53,13 +53,17 @@ final class ChangeSession: @unchecked Sendable {
     /// Assets created in this block and not yet inserted: inserted with all their values in one statement
     /// when the block ends, or earlier when an album or folder operation needs them in the database.
     var unwrittenAssets: Set<Int64> = []
-    var unwrittenByIdentifier: [String: Int64] = [:]
+    /// The assets created in this block and not deleted since, written or not, by local identifier: found
+    /// without a query when a later request of the block names one (its album, its mirror record).
+    var createdByIdentifier: [String: Int64] = [:]
     /// The rows of the assets this block wrote (inserted, or updated with its pending edits), as written. Until
     /// the block ends, nothing else changes an asset row — the block's other statements on `asset` delete a
     /// row (dropped from here) or come after ``finish()`` has read the rows back (moments) or make it read
     /// them again (bursts' representatives) — so these are what the database holds: ``finish()`` takes them
     /// rather than reading them back.
     var writtenAssetRows: [Int64: AssetRow] = [:]
+    /// The moments of the days new assets fell on, as they were before the block's end (nil: none yet).
+    private var existingMoments: [String: Int64?] = [:]
     /// Collections and lists whose members changed.
     var collectionMembershipChanged: Set<Int64> = []
     var listMembershipChanged: Set<Int64> = []
@@ -220,7 +224,7 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Resolving identifiers
 
     func assetID(for localIdentifier: String) throws -> Int64 {
-        if let id = unwrittenByIdentifier[localIdentifier] { return id }
+        if let id = createdByIdentifier[localIdentifier] { return id }
         let statement = try db.cachedStatement(sql: "SELECT id FROM asset WHERE localIdentifier = ?")
         guard let id = try Int64.fetchOne(statement, arguments: [localIdentifier]) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
@@ -268,7 +272,7 @@ final class ChangeSession: @unchecked Sendable {
         pendingAssetRows[row.id] = row
         pendingAssetOrder.append(row.id)
         unwrittenAssets.insert(row.id)
-        unwrittenByIdentifier[row.localIdentifier] = row.id
+        createdByIdentifier[row.localIdentifier] = row.id
     }
 
     /// Inserts the assets created so far, so that rows referring to them can be written.
@@ -278,12 +282,23 @@ final class ChangeSession: @unchecked Sendable {
             guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
+            if row.momentId == nil { row.momentId = try existingMoment(for: row) }
             try row.insertPrepared(db)
             writtenAssetRows[row.id] = row
         }
         pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
-        unwrittenByIdentifier.removeAll()
+    }
+
+    /// The moment a new asset belongs in when it exists already, so that its row is written with it (the end
+    /// of the block creates the moments that do not exist yet and moves assets between moments: see
+    /// `maintainMoments`). Moments are only created there, so a day without one stays without one until then.
+    private func existingMoment(for row: AssetRow) throws -> Int64? {
+        let day = MomentDay.key(for: row, timeZone: library.momentTimeZone)
+        if let known = existingMoments[day] { return known }
+        let moment = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
+        existingMoments[day] = .some(moment)
+        return moment
     }
 
     func insertCollection(_ row: inout AssetCollectionRow) throws {
@@ -321,7 +336,7 @@ final class ChangeSession: @unchecked Sendable {
     func deleteAsset(_ id: Int64) throws {
         if unwrittenAssets.remove(id) != nil, let row = pendingAssetRows.removeValue(forKey: id) {
             // Created and deleted in the same block: it never reaches the database.
-            unwrittenByIdentifier.removeValue(forKey: row.localIdentifier)
+            createdByIdentifier.removeValue(forKey: row.localIdentifier)
             if row.storage == AssetStorage.copied.rawValue, let hash = row.contentHash { releasedOriginals.insert(hash) }
             return
         }
@@ -350,7 +365,7 @@ final class ChangeSession: @unchecked Sendable {
         {
             releasedOriginals.insert(hash)
         }
-        writtenAssetRows[id] = nil
+        if let written = writtenAssetRows.removeValue(forKey: id) { createdByIdentifier[written.localIdentifier] = nil }
         try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
     }
 
