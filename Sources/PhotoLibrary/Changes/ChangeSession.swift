@@ -198,7 +198,7 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Touching objects
 
     func touchAsset(_ id: Int64) throws {
-        guard assetsBefore[id] == nil else { return }
+        guard assetsBefore.index(forKey: id) == nil else { return }
         guard let row = try assetRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
         }
@@ -206,7 +206,7 @@ final class ChangeSession: @unchecked Sendable {
     }
 
     func touchCollection(_ id: Int64) throws {
-        guard collectionsBefore[id] == nil else { return }
+        guard collectionsBefore.index(forKey: id) == nil else { return }
         guard let row = try collectionRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection #\(id)")
         }
@@ -214,7 +214,7 @@ final class ChangeSession: @unchecked Sendable {
     }
 
     func touchList(_ id: Int64) throws {
-        guard listsBefore[id] == nil else { return }
+        guard listsBefore.index(forKey: id) == nil else { return }
         guard let row = try listRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection list #\(id)")
         }
@@ -316,16 +316,21 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Assets
 
     /// Edits an asset's pending state; the edit is written at the end of the block.
+    ///
+    /// The pending row is edited in place (looked up by index, not copied out and back: a request setting a
+    /// new asset's dozen properties edits it a dozen times).
     func editAsset(_ id: Int64, _ edit: (inout AssetRow) -> Void) throws {
-        if pendingAssetRows[id] == nil {
-            try touchAsset(id)
-            guard let current = try assetRow(id: id) else {
-                throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
-            }
-            pendingAssetRows[id] = current
-            pendingAssetOrder.append(id)
+        if let index = pendingAssetRows.index(forKey: id) {
+            edit(&pendingAssetRows.values[index])
+            return
         }
-        edit(&pendingAssetRows[id]!)
+        try touchAsset(id)
+        guard var current = try assetRow(id: id) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
+        }
+        edit(&current)
+        pendingAssetRows[id] = current
+        pendingAssetOrder.append(id)
     }
 
     func currentAssetRow(_ id: Int64) throws -> AssetRow? {
