@@ -12,7 +12,7 @@
 //          base (an empty directory), or a directory.
 //   COUNT  for images and small: scan only the first COUNT files (copied into a tree of their own under /tmp,
 //          kept for the next run).
-//   timed  print the scan's wall-clock time and the summary.
+//   timed  print the scan's wall-clock time, the processor time of the whole process and the summary.
 // The scan runs in a task while the main thread waits on a semaphore: valgrind cannot run a process whose main
 // thread parks in dispatch_main.
 import Foundation
@@ -37,6 +37,14 @@ func subtree(_ tree: URL, name: String, count: Int?) throws -> URL {
     return copy
 }
 
+/// User and system time of the whole process so far, in seconds.
+func processorTime() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let time = { (t: timeval) in Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return time(usage.ru_utime) + time(usage.ru_stime)
+}
+
 func main() throws {
     let arguments = CommandLine.arguments.dropFirst()
     guard arguments.first == "scan", arguments.count >= 2 else {
@@ -59,6 +67,7 @@ func main() throws {
     let (library, url) = try SyncFixtures.temporaryLibrary()
     defer { try? FileManager.default.removeItem(at: url) }
     let mirror = try FolderMirror(library: library, root: tree)
+    let cpuBefore = processorTime()
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex<Result<(ScanSummary, Duration), any Error>?>(nil)
     Task {
@@ -76,7 +85,8 @@ func main() throws {
     done.wait()
     let (summary, duration) = try outcome.withLock { $0! }.get()
     if timed {
-        print("\(summary.inserted) inserted, \(summary.bytesHashed) bytes in \(duration)")
+        let cpu = processorTime() - cpuBefore
+        print("\(summary.inserted) inserted, \(summary.bytesHashed) bytes in \(duration), processor time \(cpu) s")
     }
 }
 
