@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "FolderWatch", targets: ["FolderWatch"]),
         .library(name: "SyncWorker", targets: ["SyncWorker"]),
         .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "PhotosyncServer", targets: ["PhotosyncServer"]),
         .executable(name: "photosync", targets: ["photosync"]),
     ],
     dependencies: [
@@ -25,6 +27,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The HTTP API (PhotosyncServer) and its tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // System libraries (Debian packages), each behind its own C module.
@@ -93,6 +104,18 @@ let package = Package(
             plugins: ["EmbedSchema"]
         ),
 
+        // Layer 1: the PostgreSQL storage engine — connections, migrations (Schema/postgres/), the change journal.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "FetchPredicate",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedSchema"]
+        ),
+
         // Layer 2: the sync worker — mirrors a watched folder into a library by content hash.
         .target(
             name: "SyncWorker",
@@ -116,6 +139,32 @@ let package = Package(
         // Layer 3: the JSON shapes the command line (and the HTTP API) speak: Codable, one type per shape.
         .target(name: "PhotosyncWire", dependencies: ["PhotoLibrary", "SyncWorker"], swiftSettings: strict),
 
+        // Layer 3: the HTTP API over a library (Hummingbird 2): the changes feed, queries, bytes and writes.
+        // CServerIO: preadv2(RWF_NOWAIT), which Glibc's Swift module doesn't declare (it needs _GNU_SOURCE).
+        .target(name: "CServerIO"),
+        .target(
+            name: "PhotosyncServer",
+            dependencies: [
+                "CServerIO",
+                "PhotoLibrary",
+                "PhotosyncWire",
+                "SyncWorker",
+                "MediaProbe",
+                "PhotoImaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("openapi.json"), .embedInCode("Gallery/Static")],
+            swiftSettings: strict
+        ),
+
         // Layer 3: the command-line tool; a thin @main over a testable library.
         .target(
             name: "PhotosyncCommand",
@@ -124,7 +173,9 @@ let package = Package(
                 "MediaProbe",
                 "SyncWorker",
                 "PhotosyncWire",
+                "PhotosyncServer",
                 "FetchPredicate",
+                "PhotoImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -159,7 +210,10 @@ let package = Package(
         .testTarget(name: "IndexDiffTests", dependencies: ["IndexDiff", "SeededRandom"], swiftSettings: strict),
         .testTarget(
             name: "FetchPredicateTests",
-            dependencies: ["FetchPredicate", "SeededRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FetchPredicate", "SeededRandom", "PostgresStore", "PostgresTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -199,12 +253,38 @@ let package = Package(
             path: "Tests/Support/LibraryWriter",
             swiftSettings: strict
         ),
+        // A private PostgreSQL cluster (initdb + pg_ctl) for the tests of one process.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: [
+                "PostgresStore", "PostgresTestSupport", "SeededRandom",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PhotoLibraryTests",
             dependencies: [
                 "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict
+        ),
+        // The HTTP API against a live server on 127.0.0.1, with AsyncHTTPClient; other processes commit.
+        .testTarget(
+            name: "PhotosyncServerTests",
+            dependencies: [
+                "PhotosyncServer", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "LibraryTestSupport", "LibraryWriter", "photosync",
+                "SeededRandom",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["validate_responses.py"],
             swiftSettings: strict
         ),
     ],

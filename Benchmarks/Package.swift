@@ -11,6 +11,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(
@@ -71,6 +74,30 @@ let package = Package(
                 "SyncFixtures",
             ],
             path: "SyncProfile"
+        ),
+        // The HTTP API under load (loopback): waiting clients and wrk against nginx; the server in a process of its own.
+        .executableTarget(
+            name: "ServerBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                "ServerBenchmarkHost",
+            ],
+            path: "ServerBenchmarks",
+            exclude: ["Host"],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "ServerBenchmarkHost",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "PhotosyncServer", package: "photosync"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "ServerBenchmarks/Host"
         ),
     ],
     swiftLanguageModes: [.v6]

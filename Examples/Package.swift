@@ -13,6 +13,12 @@ let package = Package(
         .executableTarget(name: "Observing", dependencies: [.product(name: "PhotoLibrary", package: "photosync")]),
         .executableTarget(name: "TypedPredicates", dependencies: [.product(name: "PhotoLibrary", package: "photosync")]),
         .executableTarget(
+            name: "Images",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"), .product(name: "PhotoImaging", package: "photosync"),
+            ]
+        ),
+        .executableTarget(
             name: "Mirroring",
             dependencies: [
                 .product(name: "PhotoLibrary", package: "photosync"), .product(name: "SyncWorker", package: "photosync"),

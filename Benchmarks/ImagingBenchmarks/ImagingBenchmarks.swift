@@ -5,6 +5,7 @@
 import Benchmark
 import Foundation
 import PhotoImaging
+import Synchronization
 @_spi(Benchmarks) import PhotoLibrary
 
 /// Generated files, built once and kept in /tmp between runs.
@@ -196,40 +197,74 @@ let benchmarks: @Sendable () -> Void = {
         try await ImagingFixtures.renderAll(manager, assets, side: 256, concurrency: 1)
     }
 
+    // Latency: a library and its manager made once (setup), then one request per iteration, as a server or
+    // a gallery serves them; the first request of a process is measured apart.
     let latency = Benchmark.Configuration(
-        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 10, maxDuration: .seconds(30), maxIterations: 2000)
-    Benchmark("Cached rendition served (256 px JPEG)", configuration: latency) { benchmark in
+        metrics: [.wallClock], timeUnits: .microseconds, warmupIterations: 10, maxDuration: .seconds(30), maxIterations: 10_000)
+    let cachedOptions = ImageRequestOptions(deliveryMode: .highQualityFormat, outputFormat: .jpeg(quality: 80))
+    Benchmark("Cached rendition served (256 px JPEG)", configuration: latency) { benchmark, fixture in
+        for try await event in fixture.manager.requestImage(for: fixture.assets[0], targetSize: PixelSize(square: 256), options: cachedOptions) {
+            precondition(event.result?.source == .renditionCache)
+            blackHole(event)
+        }
+    } setup: {
+        try LatencyFixture.make(files: Array(ImagingFixtures.jpegs.prefix(1)), cachedAt: 256, options: cachedOptions)
+    } teardown: {
+        LatencyFixture.removeAll()
+    }
+    Benchmark("Cached rendition served: baseline, the rendition's file read whole (Data(contentsOf:))", configuration: latency) { benchmark, fixture in
+        blackHole(try Data(contentsOf: fixture.renditionFile!))
+    } setup: {
+        try LatencyFixture.make(files: Array(ImagingFixtures.jpegs.prefix(1)), cachedAt: 256, options: cachedOptions)
+    } teardown: {
+        LatencyFixture.removeAll()
+    }
+    Benchmark("Cached rendition served: the first request of a new process's manager", configuration: .init(
+        metrics: [.wallClock, Preemptions.metric], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
         let (manager, assets, url) = try ImagingFixtures.library(referencing: Array(ImagingFixtures.jpegs.prefix(1)), renders: 2)
         defer { try? FileManager.default.removeItem(at: url) }
-        let options = ImageRequestOptions(deliveryMode: .highQualityFormat, outputFormat: .jpeg(quality: 80))
-        _ = try manager.requestImageSynchronously(for: assets[0], targetSize: PixelSize(square: 256), options: options)
-        for _ in benchmark.scaledIterations {
-            benchmark.startMeasurement()
-            for try await event in manager.requestImage(for: assets[0], targetSize: PixelSize(square: 256), options: options) {
-                precondition(event.result?.source == .renditionCache)
-                blackHole(event)
-            }
-            benchmark.stopMeasurement()
+        _ = try manager.requestImageSynchronously(for: assets[0], targetSize: PixelSize(square: 256), options: cachedOptions)
+        // Another manager of the library, as a new process would open it: nothing of the render is warm.
+        let other = try ImageManager(library: PhotoLibrary(url: url))
+        let switches = Preemptions()
+        benchmark.startMeasurement()
+        for try await event in other.requestImage(for: assets[0], targetSize: PixelSize(square: 256), options: cachedOptions) {
+            precondition(event.result?.source == .renditionCache)
+            blackHole(event)
         }
+        benchmark.stopMeasurement()
+        benchmark.measurement(Preemptions.metric, switches.count)
     }
-    Benchmark("First (degraded) opportunistic result, 24 MP JPEG with an EXIF thumbnail", configuration: latency) { benchmark in
-        let (manager, assets, url) = try ImagingFixtures.library(referencing: ImagingFixtures.jpegs, renders: 2)
-        defer { try? FileManager.default.removeItem(at: url) }
-        let options = ImageRequestOptions(deliveryMode: .opportunistic, outputFormat: .jpeg(quality: 80), allowsCaching: false)
-        var index = 0
-        for _ in benchmark.scaledIterations {
-            let asset = assets[index % assets.count]
-            index += 1
-            benchmark.startMeasurement()
-            for try await event in manager.requestImage(for: asset, targetSize: PixelSize(square: 256), options: options) {
-                // The first result: the EXIF thumbnail, unless the final one was ready first (then it is the
-                // final one, and this sample measures it: never faster than the degraded result would be).
-                guard let result = event.result else { continue }  // progress of the final render
-                blackHole(result)
-                break  // Cancels the final render.
-            }
-            benchmark.stopMeasurement()
+    let degradedOptions = ImageRequestOptions(deliveryMode: .opportunistic, outputFormat: .jpeg(quality: 80), allowsCaching: false)
+    Benchmark("First (degraded) opportunistic result, 24 MP JPEG with an EXIF thumbnail", configuration: latency) { benchmark, fixture in
+        // The 12 files in turn. The first result: the EXIF thumbnail, unless the final one was ready first
+        // (then it is the final one, and this sample measures it: never faster than the degraded result).
+        for try await event in fixture.manager.requestImage(for: fixture.nextAsset(), targetSize: PixelSize(square: 256), options: degradedOptions) {
+            guard let result = event.result else { continue }  // progress of the final render
+            blackHole(result)
+            break  // Cancels the final render.
         }
+    } setup: {
+        try LatencyFixture.make(files: ImagingFixtures.jpegs)
+    } teardown: {
+        LatencyFixture.removeAll()
+    }
+    Benchmark("First (degraded) opportunistic result: the first request of a new process's manager", configuration: .init(
+        metrics: [.wallClock, Preemptions.metric], timeUnits: .microseconds, warmupIterations: 2, maxDuration: .seconds(30), maxIterations: 200)
+    ) { benchmark in
+        let (_, assets, url) = try ImagingFixtures.library(referencing: Array(ImagingFixtures.jpegs.prefix(1)), renders: 2)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let manager = try ImageManager(library: PhotoLibrary(url: url))
+        let switches = Preemptions()
+        benchmark.startMeasurement()
+        for try await event in manager.requestImage(for: assets[0], targetSize: PixelSize(square: 256), options: degradedOptions) {
+            guard let result = event.result else { continue }
+            blackHole(result)
+            break
+        }
+        benchmark.stopMeasurement()
+        benchmark.measurement(Preemptions.metric, switches.count)
     }
 
     Benchmark("Pre-render 10,000 assets at 256 and 1440 px (peak RSS)", configuration: .init(
@@ -242,5 +277,65 @@ let benchmarks: @Sendable () -> Void = {
         for await progress in manager.prerenderRenditions(of: assets) { last = progress }
         benchmark.stopMeasurement()
         precondition(last?.completed == 10_000 && last?.failed == 0, "\(String(describing: last))")
+    }
+}
+
+/// A library made once for the iterations of a latency benchmark, and its manager.
+final class LatencyFixture: Sendable {
+    let manager: ImageManager
+    let assets: [Asset]
+    let url: URL
+    /// The rendition file made by the setup, if any.
+    let renditionFile: URL?
+    private let next = Mutex(0)
+    private static let made = Mutex<[URL]>([])
+
+    private init(manager: ImageManager, assets: [Asset], url: URL, renditionFile: URL?) {
+        self.manager = manager
+        self.assets = assets
+        self.url = url
+        self.renditionFile = renditionFile
+    }
+
+    /// A library referencing `files`; with `cachedAt`, the first one's rendition at that size rendered.
+    static func make(files: [String], cachedAt side: Int? = nil, options: ImageRequestOptions? = nil) throws -> LatencyFixture {
+        let (manager, assets, url) = try ImagingFixtures.library(referencing: files, renders: 2)
+        made.withLock { $0.append(url) }
+        guard let side, let options else { return LatencyFixture(manager: manager, assets: assets, url: url, renditionFile: nil) }
+        _ = try manager.requestImageSynchronously(for: assets[0], targetSize: PixelSize(square: side), options: options)
+        let walker = FileManager.default.enumerator(at: url.appending(path: "renditions"), includingPropertiesForKeys: nil)
+        let file = (walker?.allObjects as? [URL] ?? []).first { $0.pathExtension == "rnd" }
+        guard let file else { throw CocoaError(.fileNoSuchFile) }
+        return LatencyFixture(manager: manager, assets: assets, url: url, renditionFile: file)
+    }
+
+    /// The assets in turn.
+    func nextAsset() -> Asset {
+        next.withLock { index in
+            defer { index += 1 }
+            return assets[index % assets.count]
+        }
+    }
+
+    /// Removes the libraries made.
+    static func removeAll() {
+        for url in made.withLock({ urls in defer { urls = [] }; return urls }) { try? FileManager.default.removeItem(at: url) }
+    }
+}
+
+/// Involuntary context switches of the calling thread since it was made (`getrusage(RUSAGE_THREAD)`): how
+/// often another process took the processor in the middle of a sample. On a busy machine these, not the
+/// code, make a short operation's slowest samples.
+struct Preemptions {
+    static let metric = BenchmarkMetric.custom("Preemptions (involuntary context switches)", polarity: .prefersSmaller, useScalingFactor: false)
+
+    private let start = Self.now()
+
+    var count: Int { Self.now() - start }
+
+    private static func now() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+        return usage.ru_nivcsw
     }
 }

@@ -6,7 +6,9 @@ import PackagePlugin
 @main
 struct EmbedSchema: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let schemaDirectory = context.package.directoryURL.appending(path: "Schema").resolvingSymlinksInPath()
+        // PostgreSQL has its own migrations, in its own dialect: Schema/postgres/ (see its README.md).
+        let schemaPath = target.name == "PostgresStore" ? "Schema/postgres" : "Schema"
+        let schemaDirectory = context.package.directoryURL.appending(path: schemaPath).resolvingSymlinksInPath()
         let files = try FileManager.default
             .contentsOfDirectory(at: schemaDirectory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }

@@ -2,6 +2,7 @@
 #include "CImagingGlue.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,30 +140,29 @@ int ci_header_read(ci_source *source, ci_header *header) {
     return 0;
 }
 
-int ci_exif_thumbnail(ci_source *source, void **data, size_t *length) {
-    *data = NULL;
-    *length = 0;
-    VipsImage *image = vips_image_new_from_source(VIPS_SOURCE(source), "", "access",
-                                                  VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (image == NULL) return -1;
-    int result = 1;
-    const void *blob;
-    size_t blob_length;
-    if (vips_image_get_typeof(image, VIPS_META_EXIF_NAME) &&
-        vips_image_get_blob(image, VIPS_META_EXIF_NAME, &blob, &blob_length) == 0) {
-        ExifData *exif = exif_data_new_from_data(blob, (unsigned int)blob_length);
-        if (exif != NULL) {
-            if (exif->data != NULL && exif->size > 0) {
-                *data = g_malloc(exif->size);
-                memcpy(*data, exif->data, exif->size);
-                *length = exif->size;
-                result = 0;
-            }
-            exif_data_unref(exif);
-        }
+int ci_exif_parse(const void *data, size_t length, int *orientation, void **thumbnail, size_t *thumbnail_length) {
+    *orientation = 1;
+    *thumbnail = NULL;
+    *thumbnail_length = 0;
+    if (length < 6 || memcmp(data, "Exif\0\0", 6) != 0 || length > UINT_MAX) return -1;
+    ExifData *exif = exif_data_new();
+    if (exif == NULL) return -1;
+    // Read as written: no tags added or "fixed", maker notes left alone.
+    exif_data_unset_option(exif, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_set_option(exif, EXIF_DATA_OPTION_DONT_CHANGE_MAKER_NOTE);
+    exif_data_load_data(exif, data, (unsigned int)length);
+    ExifEntry *entry = exif_content_get_entry(exif->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
+    if (entry != NULL && entry->format == EXIF_FORMAT_SHORT && entry->components >= 1 && entry->size >= 2) {
+        int value = exif_get_short(entry->data, exif_data_get_byte_order(exif));
+        if (value >= 1 && value <= 8) *orientation = value;
     }
-    g_object_unref(image);
-    return result;
+    if (exif->data != NULL && exif->size > 0) {
+        *thumbnail = g_malloc(exif->size);
+        memcpy(*thumbnail, exif->data, exif->size);
+        *thumbnail_length = exif->size;
+    }
+    exif_data_unref(exif);
+    return 0;
 }
 
 ci_image *ci_heif_thumbnail(ci_source *source) {

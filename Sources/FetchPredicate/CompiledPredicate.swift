@@ -8,7 +8,7 @@ public import GRDB
 public struct CompiledPredicate<Object>: Sendable {
     /// The predicate, with its values in canonical form.
     public let predicate: Predicate
-    private let node: Node
+    let node: Node
 
     indirect enum Node: Sendable {
         case constant(Bool)

@@ -94,7 +94,7 @@ public struct SortDescriptor: Sendable, Hashable, Codable, CustomStringConvertib
 public struct CompiledSortOrder<Object>: Sendable {
     /// The descriptors.
     public let descriptors: [SortDescriptor]
-    private let keys: [(key: PredicateKey<Object>, ascending: Bool)]
+    let keys: [(key: PredicateKey<Object>, ascending: Bool)]
 
     /// Checks sort descriptors against a schema.
     ///

@@ -27,22 +27,9 @@ extension ImageManager {
     /// - Throws: ``ImageError/library(_:)`` when the asset is gone, ``ImageError/noImage(localIdentifier:)``
     ///   for audio, ``ImageError/fileMissing(path:)`` when the library knows no file for it.
     func resolveSource(of asset: Asset, version: ImageVersion) throws(ImageError) -> AssetSource {
-        let current: Asset
-        do {
-            var options = FetchOptions()
-            options.includeHiddenAssets = true
-            options.includeAllBurstAssets = true
-            guard let found = try library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier], options: options)
-                .firstObject
-            else { throw ImageError.library(.objectNotFound(localIdentifier: asset.localIdentifier)) }
-            current = found
-        } catch let error as ImageError {
-            throw error
-        } catch let error as PhotoLibraryError {
-            throw .library(error)
-        } catch {
-            throw .library(.database(code: -1, message: "\(error)"))
-        }
+        let found: Asset?
+        do { found = try library.fetchAsset(withLocalIdentifier: asset.localIdentifier) } catch { throw .library(error) }
+        guard let current = found else { throw .library(.objectNotFound(localIdentifier: asset.localIdentifier)) }
         guard current.mediaType != .audio else { throw .noImage(localIdentifier: current.localIdentifier) }
         if version == .current, current.hasAdjustments, let edit = try adjustment(of: current) {
             return AssetSource(

@@ -64,11 +64,10 @@ extension ImageManager {
         }
     }
 
-    /// A degraded result: a smaller cached rendition of the same kind, else the file's embedded thumbnail;
-    /// nil when there is neither.
-    func degradedResult(source: AssetSource, spec: RenderSpec, options: ImageRequestOptions) async throws(ImageError)
-        -> RenderOutcome?
-    {
+    /// A degraded result, as far as it can be had at once on the calling task: a smaller cached rendition
+    /// of the same kind, else the file's embedded thumbnail when it is the result as stored; else what is
+    /// left to render (``renderDegraded(_:source:spec:)``), or nothing.
+    func immediateDegraded(source: AssetSource, spec: RenderSpec, options: ImageRequestOptions) -> DegradedStep {
         if options.allowsCaching, let hash = source.contentHash {
             let key = RenditionKey(contentHash: hash, spec: spec)
             let exact = expectedSize(source: source, spec: spec) ?? spec.target
@@ -76,14 +75,46 @@ extension ImageManager {
                 guard let exact else { return true }
                 return size.width * size.height < exact.width * exact.height
             }) {
-                return RenderOutcome(image: image, source: .renditionCache)
+                return .ready(RenderOutcome(image: image, source: .renditionCache))
             }
         }
-        guard !source.isVideo else { return nil }
+        // A file that can't be read fails the final result, with its error; here it only has no thumbnail.
+        guard !source.isVideo, let thumbnail = try? EmbeddedThumbnail.find(source, spec: spec) else { return .none }
+        switch thumbnail {
+        case .none: return .none
+        case .ready(let image): return .ready(RenderOutcome(image: image, source: .embeddedThumbnail))
+        case .jpeg, .heif: return .render(thumbnail)
+        }
+    }
+
+    /// Renders an embedded thumbnail on the render threads; nil when it turns out unusable (damaged, or of
+    /// another shape).
+    func renderDegraded(_ thumbnail: EmbeddedThumbnail, source: AssetSource, spec: RenderSpec) async throws(ImageError)
+        -> RenderOutcome?
+    {
         let control = RenderControl()
-        let image = try await pool.perform(priority: .userInitiated, control: control) { () throws(ImageError) in
-            try RenderPipeline.renderEmbeddedThumbnail(path: source.path, spec: spec, control: control)
+        let image = try await pool.perform(priority: .userInitiated, control: control) { () throws(ImageError) -> RenderedImage? in
+            switch thumbnail {
+            case .jpeg(let bytes, let orientation):
+                try RenderPipeline.renderJPEGThumbnail(bytes, orientation: orientation, path: source.path, spec: spec, control: control)
+            case .heif:
+                try RenderPipeline.renderHEIFThumbnail(path: source.path, spec: spec, control: control)
+            case .none, .ready:
+                nil
+            }
         }
         return image.map { RenderOutcome(image: $0, source: .embeddedThumbnail) }
     }
+}
+
+/// How far a degraded result could be had at once.
+enum DegradedStep: Sendable {
+    /// None, or none to look for.
+    case none
+    /// Here it is.
+    case ready(RenderOutcome)
+    /// An embedded thumbnail to render.
+    case render(EmbeddedThumbnail)
+    /// Delivered already: the final result is all that is left.
+    case delivered
 }

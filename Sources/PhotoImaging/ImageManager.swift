@@ -22,7 +22,11 @@ import Synchronization
 /// it is iterated, so nothing can be delivered before the call returns (PhotoKit may call its handler
 /// first). Cancelling the iterating task ends the sequence: the render stops at its next file read or tile,
 /// and nothing is delivered after the cancel (PhotoKit calls cancelled handlers). A request that can't
-/// deliver throws a typed ``ImageError``: a result is never silently missing.
+/// deliver throws a typed ``ImageError``: a result is never silently missing. What can be had at once is
+/// delivered by the first `next()`, on the calling task, without a task or a thread hop: a final result in
+/// the rendition cache (one indexed lookup in the library, then an open, an fstat and one read), or an EXIF
+/// thumbnail that is the result as stored (read from the head of the file, nothing decoded). After such a
+/// result, the final render starts when the next event is asked for.
 ///
 /// ## Sizes (the pixel rule)
 /// Let the image as displayed (orientation applied) be W×H, and the crop, if any, the pixel rectangle
@@ -148,6 +152,18 @@ public final class ImageManager: Sendable {
         runningCounter.add(1, ordering: .acquiringAndReleasing)
         defer { runningCounter.subtract(1, ordering: .acquiringAndReleasing) }
         return try body()
+    }
+
+    /// Waits until no render of this manager runs. A cancelled request returns at once while its render
+    /// stops at its next file read or tile; a process about to exit after cancelling its requests (a
+    /// pre-render stopped by a signal) waits here, so that no render is cut off while it writes a rendition
+    /// (that would leave a temporary file, removed an hour later, never a partial rendition).
+    ///
+    /// - Complexity: polls every 5 ms (also from a cancelled task: the wait is what cancellation needs).
+    public func waitUntilRendersStop() async {
+        await Task.detached { [self] in
+            while runningCounter.load(ordering: .acquiring) > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        }.value
     }
 
     /// The bytes the rendition cache holds.

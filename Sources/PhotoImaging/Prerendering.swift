@@ -14,6 +14,11 @@ public struct PrerenderProgress: Sendable, Equatable {
     /// Assets that could not be rendered (damaged files, missing files…), with the last such error.
     public let failed: Int
     public let lastError: ImageError?
+    /// Whether the run stopped because the rendition cache reached its budget: rendering more would only
+    /// evict renditions (the least recently used first — the ones requests used, or this run made). The
+    /// assets not done are `total − completed`; a later run, after eviction made room or with a larger
+    /// budget, goes on from there.
+    public let stoppedAtBudget: Bool
 
     /// `completed / total`, 1 for an empty run.
     public var fractionCompleted: Double { total == 0 ? 1 : Double(completed) / Double(total) }
@@ -26,7 +31,10 @@ extension ImageManager {
     /// Renders the renditions of `assets` into the cache at low priority (requests go first), and reports
     /// progress after each asset. Resumable: renditions already cached are skipped, so a run stopped and
     /// started again continues where it was. Cancel the iterating task to stop it. Damaged or missing files
-    /// are counted and skipped, never fatal.
+    /// are counted and skipped, never fatal. A run never evicts: it stops
+    /// (``PrerenderProgress/stoppedAtBudget``) before a render would take the cache past 95 % of its budget,
+    /// so a library larger than the budget keeps the renditions of its first assets (give them newest first)
+    /// instead of churning through all of them.
     ///
     /// - Parameters:
     ///   - assets: any collection of assets; a ``FetchResult`` is read lazily, in batches.
@@ -45,7 +53,7 @@ extension ImageManager {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<workers {
                     group.addTask { [self] in
-                        while !Task.isCancelled {
+                        while !Task.isCancelled && !tally.isStopped {
                             let index = next.take()
                             guard index < assets.count else { return }
                             let asset = assets[assets.startIndex + index]
@@ -61,10 +69,14 @@ extension ImageManager {
         return stream
     }
 
-    /// Renders one asset's renditions: how many were rendered and found cached, or the error.
+    /// Whether one more render could take the cache past 95 % of its budget (eviction starts past 100 %).
+    var isRenditionCacheAtBudget: Bool { cache.totalBytes >= cache.budget / 20 * 19 }
+
+    /// Renders one asset's renditions: how many were rendered and found cached, or the error. Stops short
+    /// (``PrerenderOutcome/atBudget``) when the cache is at its budget.
     private func prerender(
         _ asset: Asset, sizes: [PixelSize], contentMode: ContentMode, format: ImageOutputFormat
-    ) async -> Result<(rendered: Int, cached: Int), ImageError> {
+    ) async -> PrerenderOutcome {
         do throws(ImageError) {
             let options = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact, outputFormat: format)
             let source = try resolveSource(of: asset, version: .current)
@@ -75,14 +87,23 @@ extension ImageManager {
                     cached += 1
                     continue
                 }
+                if isRenditionCacheAtBudget { return .atBudget(rendered: rendered, cached: cached) }
                 _ = try await finalResult(source: source, spec: spec, options: options, priority: .background, progress: nil)
                 rendered += 1
             }
-            return .success((rendered, cached))
+            return .done(rendered: rendered, cached: cached)
         } catch {
-            return .failure(error)
+            return .failed(error)
         }
     }
+}
+
+/// What pre-rendering one asset did.
+private enum PrerenderOutcome {
+    case done(rendered: Int, cached: Int)
+    case failed(ImageError)
+    /// Not done (what was rendered and found before counts): the cache is at its budget.
+    case atBudget(rendered: Int, cached: Int)
 }
 
 /// The running totals of a pre-render.
@@ -96,6 +117,7 @@ private final class PrerenderTally: Sendable {
     private struct Counts {
         var completed = 0, rendered = 0, cached = 0, failed = 0
         var lastError: ImageError?
+        var stoppedAtBudget = false
     }
 
     private let total: Int
@@ -103,20 +125,28 @@ private final class PrerenderTally: Sendable {
 
     init(total: Int) { self.total = total }
 
-    func record(_ outcome: Result<(rendered: Int, cached: Int), ImageError>) -> PrerenderProgress {
+    /// Whether the run stopped at the cache's budget.
+    var isStopped: Bool { counts.withLock { $0.stoppedAtBudget } }
+
+    func record(_ outcome: PrerenderOutcome) -> PrerenderProgress {
         counts.withLock { counts in
-            counts.completed += 1
             switch outcome {
-            case .success(let done):
-                counts.rendered += done.rendered
-                counts.cached += done.cached
-            case .failure(let error):
+            case .done(let rendered, let cached):
+                counts.completed += 1
+                counts.rendered += rendered
+                counts.cached += cached
+            case .failed(let error):
+                counts.completed += 1
                 counts.failed += 1
                 counts.lastError = error
+            case .atBudget(let rendered, let cached):
+                counts.rendered += rendered
+                counts.cached += cached
+                counts.stoppedAtBudget = true
             }
             return PrerenderProgress(
                 total: total, completed: counts.completed, rendered: counts.rendered, alreadyCached: counts.cached,
-                failed: counts.failed, lastError: counts.lastError)
+                failed: counts.failed, lastError: counts.lastError, stoppedAtBudget: counts.stoppedAtBudget)
         }
     }
 }

@@ -47,35 +47,41 @@ enum RenderPipeline {
         return try finish(scaled, geometry: geometry, format: spec.format, path: path, control: control)
     }
 
-    /// Renders the thumbnail embedded in a file (EXIF in JPEG, HEIF's thumbnail item), or nil when it has
-    /// none or its shape differs from the image's (a letterboxed camera thumbnail).
-    static func renderEmbeddedThumbnail(
-        path: String, spec: RenderSpec, control: RenderControl
-    ) throws(ImageError) -> RenderedImage? {
+    /// Renders the HEIF thumbnail item of a file, or nil when it has none or its shape differs from the
+    /// image's.
+    static func renderHEIFThumbnail(path: String, spec: RenderSpec, control: RenderControl) throws(ImageError) -> RenderedImage? {
         try VipsRuntime.start()
         let file = try ImageFile(path: path)
         control.attach(fd: file.descriptor, size: file.byteCount)
         defer { control.detach() }
         let header = try ImageHeader.read(file, control: control)
         try header.checkPixelCount(limit: spec.maximumPixelCount)
-        if header.isHEIF {
-            guard let source = VipsSource(control), let image = VipsImage(ci_heif_thumbnail(source.pointer)) else { return nil }
-            return try renderThumbnail(image, main: header.displayedSize, spec: spec, path: path, control: control)
-        }
-        guard header.isJPEG, let source = VipsSource(control) else { return nil }
-        var bytes: UnsafeMutableRawPointer?
-        var length = 0
-        guard ci_exif_thumbnail(source.pointer, &bytes, &length) == 0, let bytes else {
-            _ = VipsRuntime.takeError()
+        guard header.isHEIF, let source = VipsSource(control), let image = VipsImage(ci_heif_thumbnail(source.pointer)) else {
             return nil
         }
-        defer { ci_free(bytes) }
-        guard let stored = VipsImage(ci_load_buffer(bytes, length)) else {
-            _ = VipsRuntime.takeError()
-            return nil
+        return try renderThumbnail(image, main: header.displayedSize, spec: spec, path: path, control: control)
+    }
+
+    /// Renders a JPEG thumbnail taken from a file's EXIF data (``EmbeddedThumbnail``): decoded (it is
+    /// small), turned upright by the file's orientation, sized and encoded as asked.
+    static func renderJPEGThumbnail(
+        _ bytes: Data, orientation: Int, path: String, spec: RenderSpec, control: RenderControl
+    ) throws(ImageError) -> RenderedImage? {
+        try VipsRuntime.start()
+        do {
+            // libvips reads the bytes lazily: the whole render happens while they are held.
+            return try bytes.withUnsafeBytes { raw in
+                guard let stored = VipsImage(ci_load_buffer(raw.baseAddress, raw.count)) else { throw failure(path: path, control: control) }
+                guard stored.size.width * stored.size.height <= spec.maximumPixelCount,
+                    let upright = VipsImage(ci_orient(stored.pointer, Int32(orientation)))
+                else { throw failure(path: path, control: control) }
+                return try render(frame: upright, spec: spec, path: path, control: control)
+            }
+        } catch ImageError.corruptImage {
+            return nil  // A damaged thumbnail is no reason to fail: the final result follows.
+        } catch {
+            throw error as? ImageError ?? .corruptImage(path: path, reason: "\(error)")
         }
-        guard let upright = VipsImage(ci_orient(stored.pointer, Int32(header.orientation))) else { return nil }
-        return try renderThumbnail(upright, main: header.displayedSize, spec: spec, path: path, control: control)
     }
 
     /// Renders an upright image already in memory (a video frame).

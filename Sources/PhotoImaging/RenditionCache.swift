@@ -21,7 +21,11 @@ final class RenditionCache: Sendable {
     let budget: Int64
     private let root: URL
     private let incoming: URL
+    /// `root`'s path, for building file paths without URL parsing.
+    private let rootPath: String
     private let index = Mutex<Index?>(nil)
+    /// Uses of this process that the files' modification times don't show (see ``touchInterval``).
+    private let recentUses = Mutex<[String: Double]>([:])
 
     private struct Index {
         var entries: [String: (bytes: Int64, lastUse: Double)] = [:]
@@ -38,45 +42,42 @@ final class RenditionCache: Sendable {
         }
     }
 
-    /// The header of a rendition file.
-    struct Header: Hashable {
-        let size: PixelSize
-        let canonical: String
-        var byteCount: Int { 14 + canonical.utf8.count }
-    }
-
-    private static let magic: [UInt8] = Array("PSR1".utf8)
+    /// A hit on a file last used longer ago than this marks a use (its modification time becomes now); a
+    /// more recent one doesn't, so that serving a hot rendition writes nothing. The LRU order is exact to
+    /// this interval.
+    static let touchInterval = 3600
 
     init(directory: URL, budget: Int64) {
         self.directory = directory
         self.budget = budget
         root = directory.appending(path: "r\(RenditionKey.pipelineRevision)", directoryHint: .isDirectory)
         incoming = directory.appending(path: ".incoming", directoryHint: .isDirectory)
+        rootPath = root.path
     }
 
-    private func folder(for contentHash: String) -> URL {
-        root.appending(path: String(contentHash.prefix(2))).appending(path: contentHash, directoryHint: .isDirectory)
+    /// `r1/ab/<content hash>` (no URL is built: this is on the path of every hit).
+    private func folderPath(for contentHash: String) -> String {
+        rootPath + "/" + contentHash.prefix(2) + "/" + contentHash
     }
 
-    func url(for key: RenditionKey) -> URL { folder(for: key.contentHash).appending(path: key.fileName) }
+    func path(for key: RenditionKey) -> String { folderPath(for: key.contentHash) + "/" + key.fileName }
 
     // MARK: Reading
 
     /// The rendition stored for `key`, or nil. A hit counts as a use.
     ///
-    /// - Complexity: one open and one read of the file.
+    /// - Complexity: an open, an fstat and one read of the file (and a `utimensat` when its last use is
+    ///   older than ``touchInterval``).
     func lookup(_ key: RenditionKey) -> RenderedImage? {
-        let path = url(for: key).path
-        guard let (header, image) = Self.read(path: path, headerOnly: false), header.canonical == key.canonical,
-            let image
-        else { return nil }
-        touch(path)
-        return image
+        let path = path(for: key)
+        guard let read = RenditionFile.read(path: path, key: key) else { return nil }
+        touchIfStale(path, lastUse: read.lastUse)
+        return read.image
     }
 
     /// Whether a rendition is stored for `key` (its file exists; not read).
     func contains(_ key: RenditionKey) -> Bool {
-        access(url(for: key).path, F_OK) == 0
+        access(path(for: key), F_OK) == 0
     }
 
     /// The largest stored rendition of the same kind as `key` (content, mode, crop, format), in any size
@@ -84,13 +85,13 @@ final class RenditionCache: Sendable {
     ///
     /// - Complexity: one directory listing and a header read per rendition of that content.
     func lookupSibling(of key: RenditionKey, accepting accept: (PixelSize) -> Bool) -> RenderedImage? {
-        let folder = folder(for: key.contentHash)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
+        let folder = folderPath(for: key.contentHash)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         let kind = Self.kind(of: key.canonical)
-        var best: (path: String, header: Header)?
+        var best: (path: String, header: RenditionFile.Header)?
         for name in names where name.hasSuffix(".rnd") {
-            let path = folder.appending(path: name).path
-            guard let (header, _) = Self.read(path: path, headerOnly: true), Self.kind(of: header.canonical) == kind,
+            let path = folder + "/" + name
+            guard let header = RenditionFile.readHeader(path: path), Self.kind(of: header.canonical) == kind,
                 accept(header.size)
             else { continue }
             if let current = best, current.header.size.width * current.header.size.height
@@ -100,11 +101,17 @@ final class RenditionCache: Sendable {
             }
             best = (path, header)
         }
-        guard let best, let (header, image) = Self.read(path: best.path, headerOnly: false),
-            header == best.header, let image
+        guard let best, let format = ImageOutputFormat(canonicalName: Self.formatName(of: best.header.canonical)),
+            let read = RenditionFile.read(path: best.path, canonical: Array(best.header.canonical.utf8), format: format),
+            read.image.size == best.header.size
         else { return nil }
-        touch(best.path)
-        return image
+        touchIfStale(best.path, lastUse: read.lastUse)
+        return read.image
+    }
+
+    /// The format field of a canonical key (its last).
+    private static func formatName(of canonical: String) -> String {
+        canonical.split(separator: "|").last.map(String.init) ?? ""
     }
 
     /// The canonical key without its size: any size of a fit rendition shows the same picture; a fill
@@ -126,68 +133,14 @@ final class RenditionCache: Sendable {
 
     private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int { b == 0 ? max(a, 1) : greatestCommonDivisor(b, a % b) }
 
-    /// Reads a rendition file: its header, and its image unless `headerOnly`.
-    private static func read(path: String, headerOnly: Bool) -> (Header, RenderedImage?)? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= 14 else { return nil }
-        let count = headerOnly ? min(Int(status.st_size), 512) : Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
-        guard read == count, let header = decodeHeader(bytes) else { return nil }
-        if headerOnly { return (header, nil) }
-        guard let image = decodeImage(header: header, payload: bytes[header.byteCount...]) else { return nil }
-        return (header, image)
-    }
-
-    private static func decodeHeader(_ bytes: [UInt8]) -> Header? {
-        guard bytes.count >= 14, Array(bytes[0..<4]) == magic else { return nil }
-        func word(_ at: Int) -> Int {
-            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-        }
-        let keyLength = Int(bytes[12]) | Int(bytes[13]) << 8
-        guard bytes.count >= 14 + keyLength else { return nil }
-        let canonical = String(decoding: bytes[14..<(14 + keyLength)], as: UTF8.self)
-        return Header(size: PixelSize(width: word(4), height: word(8)), canonical: canonical)
-    }
-
-    private static func decodeImage(header: Header, payload: ArraySlice<UInt8>) -> RenderedImage? {
-        let size = header.size
-        let name = header.canonical.split(separator: "|").last.map(String.init) ?? ""
-        guard let format = ImageOutputFormat(canonicalName: name) else { return nil }
-        if format == .rgba8 {
-            guard payload.count == size.width * size.height * 4 else { return nil }
-            return RenderedImage(
-                content: .pixels(PixelBuffer(width: size.width, height: size.height, bytes: Array(payload))), size: size)
-        }
-        return RenderedImage(content: .encoded(Data(payload), format: format), size: size)
-    }
-
-    private static func encode(_ image: RenderedImage, canonical: String) -> [UInt8] {
-        var bytes = magic
-        for value in [image.size.width, image.size.height] {
-            bytes += [UInt8(value & 0xff), UInt8(value >> 8 & 0xff), UInt8(value >> 16 & 0xff), UInt8(value >> 24 & 0xff)]
-        }
-        let key = Array(canonical.utf8)
-        bytes += [UInt8(key.count & 0xff), UInt8(key.count >> 8 & 0xff)]
-        bytes += key
-        switch image.content {
-        case .encoded(let data, _): bytes += data
-        case .pixels(let buffer): bytes += buffer.bytes
-        }
-        return bytes
-    }
-
     // MARK: Writing
 
     /// Stores a rendition: written to a temporary file, synced, renamed into place.
     ///
     /// - Throws: ``ImageError/cacheUnavailable(path:reason:)``; nothing is left behind.
     func store(_ image: RenderedImage, for key: RenditionKey) throws(ImageError) {
-        let destination = url(for: key)
-        let bytes = Self.encode(image, canonical: key.canonical)
+        let destination = URL(fileURLWithPath: path(for: key))
+        let bytes = RenditionFile.encode(image, key: key)
         let temporary = incoming.appending(path: UUID().uuidString).path
         do {
             try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
@@ -222,13 +175,12 @@ final class RenditionCache: Sendable {
 
     private var isIndexMissing: Bool { index.withLock { $0 == nil } }
 
-    /// Marks a use: the file's modification time becomes now.
-    private func touch(_ path: String) {
-        utimensat(AT_FDCWD, path, nil, 0)
-        index.withLock { index in
-            guard index != nil, let entry = index!.entries[path] else { return }
-            index!.set(path, bytes: entry.bytes, lastUse: Date().timeIntervalSince1970)
-        }
+    /// Marks a use (the file's modification time becomes now) unless the last one is recent.
+    /// A more recent use is kept in memory, and counts at the next eviction.
+    private func touchIfStale(_ path: String, lastUse: Int) {
+        let now = Date().timeIntervalSince1970
+        if Int(now) - lastUse >= Self.touchInterval { utimensat(AT_FDCWD, path, nil, 0) }
+        recentUses.withLock { $0[path] = now }
     }
 
     // MARK: Eviction
@@ -244,7 +196,15 @@ final class RenditionCache: Sendable {
     ///
     /// - Complexity: O(n log n) in the number of renditions.
     func evictIfNeeded() {
-        let scanned = scan()
+        var scanned = scan()
+        let now = Date().timeIntervalSince1970
+        let recent = recentUses.withLock { uses in
+            uses = uses.filter { now - $0.value < Double(Self.touchInterval) }
+            return uses
+        }
+        for (path, use) in recent {
+            if let entry = scanned.entries[path], entry.lastUse < use { scanned.set(path, bytes: entry.bytes, lastUse: use) }
+        }
         let evicted = index.withLock { index -> [String] in
             index = scanned
             guard scanned.total > budget else { return [] }

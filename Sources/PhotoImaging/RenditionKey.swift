@@ -11,6 +11,8 @@ struct RenditionKey: Sendable, Hashable {
     let contentMode: ContentMode
     let crop: NormalizedRect?
     let format: ImageOutputFormat
+    /// A canonical text form, stored in each rendition file and hashed for its name.
+    let canonical: String
 
     init(contentHash: String, spec: RenderSpec) {
         self.contentHash = contentHash
@@ -18,7 +20,11 @@ struct RenditionKey: Sendable, Hashable {
         self.contentMode = spec.contentMode
         self.crop = spec.crop == .unit ? nil : spec.crop
         self.format = spec.format
+        canonical = Self.canonical(contentHash: contentHash, target: target, contentMode: contentMode, crop: crop, format: format)
     }
+
+    /// The canonical text's bytes.
+    var canonicalBytes: [UInt8] { Array(canonical.utf8) }
 
     /// The same rendition in another size.
     func sameKind(as other: RenditionKey) -> Bool {
@@ -26,8 +32,9 @@ struct RenditionKey: Sendable, Hashable {
             && format == other.format
     }
 
-    /// A canonical text form, stored in each rendition file and hashed for its name.
-    var canonical: String {
+    private static func canonical(
+        contentHash: String, target: PixelSize?, contentMode: ContentMode, crop: NormalizedRect?, format: ImageOutputFormat
+    ) -> String {
         let size = target.map { "\($0.width)x\($0.height)" } ?? "full"
         let mode = contentMode == .aspectFit ? "fit" : "fill"
         let crop = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"

@@ -22,8 +22,9 @@ public struct Photosync: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, ImportCommand.self, ScanCommand.self, WatchCommand.self, TokenCommand.self, ChangesCommand.self,
-            AssetsCommand.self, AlbumsCommand.self, ShowCommand.self, DuplicatesCommand.self, HistoryCommand.self,
-            StatusCommand.self,
+            AssetsCommand.self, AlbumsCommand.self, ShowCommand.self, ThumbnailCommand.self, ThumbnailsCommand.self,
+            DuplicatesCommand.self, HistoryCommand.self,
+            StatusCommand.self, ServeCommand.self,
         ]
     )
 

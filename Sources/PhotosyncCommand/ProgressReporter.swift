@@ -16,6 +16,10 @@ final class ProgressReporter: Sendable {
         var filesTotal: Int?
         var bytesDone: Int64
         var bytesTotal: Int64?
+        /// What `filesDone` counts: `files`, `assets`.
+        var unit = "files"
+        /// Whether the bytes rate is shown (work whose bytes aren't counted leaves it out).
+        var showsBytes = true
     }
 
     enum Style: Sendable { case bar, lines, silent }
@@ -81,7 +85,7 @@ final class ProgressReporter: Sendable {
         var parts = [reading.phase]
         if let total = reading.filesTotal, total > 0 {
             let fraction = min(Double(reading.filesDone) / Double(total), 1)
-            let files = "\(reading.filesDone.formatted())/\(total.formatted()) files"
+            let files = "\(reading.filesDone.formatted())/\(total.formatted()) \(reading.unit)"
             if bar {
                 let width = 20
                 let filled = Int((fraction * Double(width)).rounded(.down))
@@ -91,10 +95,10 @@ final class ProgressReporter: Sendable {
                 parts.append(files + " (\(Int((fraction * 100).rounded(.down))) %)")
             }
         } else {
-            parts.append("\(reading.filesDone.formatted()) files")
+            parts.append("\(reading.filesDone.formatted()) \(reading.unit)")
         }
-        parts.append(Self.bytes(Double(reading.bytesDone) / seconds) + "/s")
-        parts.append(String(format: "%.1f files/s", Double(reading.filesDone) / seconds))
+        if reading.showsBytes { parts.append(Self.bytes(Double(reading.bytesDone) / seconds) + "/s") }
+        parts.append(String(format: "%.1f ", Double(reading.filesDone) / seconds) + reading.unit + "/s")
         if let eta = eta(reading, seconds: seconds) { parts.append("ETA " + Self.clock(eta)) }
         return parts.joined(separator: "  ")
     }

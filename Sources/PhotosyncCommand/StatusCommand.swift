@@ -37,7 +37,8 @@ struct StatusCommand: AsyncParsableCommand {
         return Wire.Status(
             library: library.url.path, identity: library.identity.uuidString, counts: counts,
             history: Wire.HistorySummary(try library.historyStatus()),
-            mirrors: try library.fetchMirrorRoots().map { Wire.Mirror($0, timeZone: timeZone) }, watcher: watcher)
+            mirrors: try library.fetchMirrorRoots().map { Wire.Mirror($0, timeZone: timeZone) }, watcher: watcher,
+            prerender: PrerenderPublisher.readState(libraryURL: library.url))
     }
 
     static func print(_ status: Wire.Status) {
@@ -54,5 +55,6 @@ struct StatusCommand: AsyncParsableCommand {
         } else {
             Output.line("daemon: not running")
         }
+        Output.line("pre-render: \(status.prerender?.summary ?? "none yet")")
     }
 }

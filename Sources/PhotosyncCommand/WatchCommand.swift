@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import PhotoLibrary
+import PhotosyncServer
+import ServiceLifecycle
 import Synchronization
 import SyncWorker
 
@@ -21,11 +23,17 @@ struct WatchCommand: AsyncParsableCommand {
             change committed, with its path; --quiet keeps errors only). Without a folder, the one folder the \
             library already mirrors is watched.
 
+            After the scan, and after each batch that adds or changes files, the renditions of those assets \
+            (256 and 1440 pixels, or --prerender-sizes) are pre-rendered into the library's rendition cache by \
+            a `photosync thumbnails --background` child process: low priority, one render at a time, resumed \
+            where it was by the next daemon, stopped with the daemon. `photosync status` shows its progress.
+
             Example: photosync watch ~/Pictures
             """)
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var mirror: MirrorOptions
+    @OptionGroup var prerender: PrerenderOptions
 
     @Option(name: .customLong("rescan-interval"), help: ArgumentHelp(
         "Seconds between full rescans (0: none).", valueName: "seconds"))
@@ -38,11 +46,17 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The folder to mirror (default: the one folder the library mirrors).", valueName: "dir"))
     var directory: String?
 
+    @Option(name: .long, help: ArgumentHelp("Also serve the HTTP API on [HOST:]PORT (see photosync serve).", valueName: "host:port"))
+    var serve: String?
+
+    @OptionGroup(title: "HTTP API (with --serve)") var serving: ServeOptions
+
     func validate() throws {
         guard rescanInterval == 0 || (rescanInterval >= 1 && rescanInterval <= 30 * 86_400) else {
             throw ValidationError("--rescan-interval must be 0 (none) or between 1 and 2592000 seconds (30 days)")
         }
         guard settle >= 0 && settle <= 3600 else { throw ValidationError("--settle must be between 0 and 3600 seconds") }
+        if let serve { _ = try ServeOptions.address(serve, option: "--serve") }
     }
 
     func run() async throws {
@@ -57,18 +71,32 @@ struct WatchCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let watchLog = try WatchLog(library: library, logger: logger)
             let failure = Mutex<SyncError?>(nil)
+            let prerenderer = prerender.scheduler(library: library, logger: logger)
+            let metrics = ServerMetrics()
+            var services: [any Service] = []
+            if let serve {
+                services.append(try serving.application(library: library, address: serve, option: "--serve", metrics: metrics, logger: logger))
+                metrics.watchStarted(token: try library.currentChangeToken)
+            }
             logger.info("watching \(root.path) into \(library.url.path) (pid \(getpid()))")
             let service = MirrorService {
                 do throws(SyncError) {
-                    try await folderMirror.watch(progress: { reporter.report(.init($0)) }) { event in
+                    try await folderMirror.watch(progress: {
+                        reporter.report(.init($0))
+                        metrics.scanProgressed($0)
+                        prerenderer?.note($0)
+                    }) { event in
                         reporter.finish()  // A log line never lands on the bar.
                         watchLog.log(event)
+                        prerenderer?.note(event)
+                        if case .batchCommitted(let summary, let token) = event { metrics.batchCommitted(summary, token: token, library: library) }
                     }
                 } catch {
                     failure.withLock { $0 = error }
                 }
             }
-            try await MirrorService.runUntilSignalled(service, logger: CommandLogging.lifecycleLogger(options: options))
+            try await ServeCommand.runUntilSignalled(
+                [service.alongside(prerenderer)] + services, logger: CommandLogging.lifecycleLogger(options: options))
             reporter.finish()
             CommandLogging.reportLeftOutWarnings(logger)
             if let error = failure.withLock({ $0 }) { throw CommandFailure.from(error) }

@@ -83,7 +83,9 @@ extension Wire.ChangesPage {
     public init(_ result: PersistentChangeFetchResult, library: PhotoLibrary) throws(PhotoLibraryError) {
         let timeZone = library.momentTimeZone
         var changes: [Wire.Change] = []
-        for change in result {
+        // The throwing iterator: a batch that can't be read is an error, not a trap (a server must not die).
+        var iterator = result.makeThrowingIterator()
+        while let change = try iterator.next() {
             changes.append(Wire.Change(
                 token: change.changeToken.stringValue, author: change.author, date: Wire.Timestamp(change.date, timeZone: timeZone),
                 asset: Wire.ObjectChanges(try change.changeDetails(for: .asset)),

@@ -12,15 +12,21 @@ extension Wire {
         public var mirrors: [Mirror]
         /// The process mirroring into the library now (`photosync watch` or `scan`), or nil.
         @Nullable public var watcher: Watcher?
+        /// The last pre-render of the library's renditions (running now, or ended), or nil when none ran.
+        @Nullable public var prerender: Prerender?
 
         /// A value with these fields.
-        public init(library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?) {
+        public init(
+            library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?,
+            prerender: Prerender? = nil
+        ) {
             self.library = library
             self.identity = identity
             self.counts = counts
             self.history = history
             self.mirrors = mirrors
             self.watcher = watcher
+            self.prerender = prerender
         }
 
     }

@@ -29,6 +29,9 @@ public struct FolderMirrorOptions: Sendable {
     public var maximumDeletionShare = 0.5
     /// …when it would delete at least this many assets (so that deleting 1 of 2 photos is no mass deletion).
     public var minimumMassDeletion = 10
+    /// How long the watcher holds a file it found gone at most; nil for ``HeldFiles/limit(settle:)``. Internal:
+    /// tests whose timeline a loaded machine stretches raise it so that the bound doesn't decide for them.
+    var heldFileLimit: Duration? = nil
     /// Set to confirm a mass deletion explicitly.
     public var allowMassDeletion = false
     /// Set to confirm that the root now lives on another device than recorded (a disk replaced, a backup

@@ -4,7 +4,7 @@ import PhotoLibrary
 
 extension MirrorEngine {
     /// How long a watch round holds a file it found gone (``HeldFiles/limit(settle:)``).
-    var heldFileLimit: Duration { HeldFiles.limit(settle: options.settleInterval) }
+    var heldFileLimit: Duration { options.heldFileLimit ?? HeldFiles.limit(settle: options.settleInterval) }
 
     /// Whether files found gone are held, waiting for the paths still pending.
     var holdsFiles: Bool { !heldFiles.isEmpty }
@@ -26,8 +26,9 @@ extension MirrorEngine {
         let rootStamp = try checkRoot()
         // Only the outermost paths: a directory's walk covers what is inside it. A path in a library is its
         // library's directory: the walk leaves it out, and what was mirrored from there goes.
+        let candidates = Set(paths.map { libraries.enclosingLibrary(of: $0) ?? $0 }).sorted()
         var scope: [String] = []
-        for path in Set(paths.map { libraries.enclosingLibrary(of: $0) ?? $0 }).sorted() where !scope.contains(where: { FileSystem.isWithin(path, $0) }) && !round.isPending(path) {
+        for path in candidates where !scope.contains(where: { FileSystem.isWithin(path, $0) }) && !round.isPending(path) {
             scope.append(path)
         }
         var snapshot = snapshot(of: scope, leavingOut: round)

@@ -2,6 +2,7 @@ import SeededRandom
 import Foundation
 import GRDB
 import Testing
+import PostgresStore
 
 @testable import FetchPredicate
 
@@ -85,59 +86,111 @@ struct PredicateGenerator {
     }
 }
 
+/// The SQL engines compiled predicates run on.
+enum Engine: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// Runs a predicate and a sort order in one engine's database: the ids it selects in order, and the ids
+/// its negation selects.
+protocol OracleDatabase {
+    func select(_ compiled: CompiledPredicate<Item>, _ order: CompiledSortOrder<Item>, negation: Predicate) async throws
+        -> (ids: [Int64], negated: [Int64], sql: String)
+}
+
+struct SQLiteOracle: OracleDatabase {
+    let queue: DatabaseQueue
+
+    func select(_ compiled: CompiledPredicate<Item>, _ order: CompiledSortOrder<Item>, negation: Predicate) async throws
+        -> (ids: [Int64], negated: [Int64], sql: String)
+    {
+        try await queue.read { db in
+            let query: SQL = "SELECT id FROM item WHERE \(compiled.sql) ORDER BY \(order.sql(then: "id"))"
+            let negated: SQL = "SELECT id FROM item WHERE \(try negation.sql(Item.schema))"
+            let (text, arguments) = try query.build(db)
+            return (try fetchIDs(db, query), try fetchIDs(db, negated), "\(text) \(arguments)")
+        }
+    }
+}
+
+struct PostgresOracle: OracleDatabase {
+    let store: PostgresStore
+
+    func select(_ compiled: CompiledPredicate<Item>, _ order: CompiledSortOrder<Item>, negation: Predicate) async throws
+        -> (ids: [Int64], negated: [Int64], sql: String)
+    {
+        let query: PostgresSQL = "SELECT id FROM item WHERE \(compiled.postgresSQL) ORDER BY \(sql: order.postgresSQL(then: "id"))"
+        let negated: PostgresSQL = "SELECT id FROM item WHERE \(try negation.compiled(for: Item.schema).postgresSQL)"
+        return try await store.withConnection { connection in
+            (try await fetchIDs(connection, query), try await fetchIDs(connection, negated), "\(query.rendered())")
+        }
+    }
+}
+
 @Suite("SQL and in-memory evaluation agree (oracle)")
 struct OracleTests {
     static let predicatesPerDataSet = 300
 
     @Test(
-        "random predicates select and order the same rows in SQLite and in memory", arguments: [1, 2, 3, 4] as [UInt64])
-    func sqlMatchesMemory(dataSeed: UInt64) throws {
+        "random predicates select and order the same rows in SQL and in memory",
+        arguments: Engine.allCases, [1, 2, 3, 4] as [UInt64])
+    func sqlMatchesMemory(engine: Engine, dataSeed: UInt64) async throws {
         var rng = SplitMix64(seed: dataSeed)
         let items = (1...150).map { rng.item(id: Int64($0)) }
-        let (queue, directory) = try makeDatabase(items: items)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        switch engine {
+        case .sqlite:
+            let (queue, directory) = try makeDatabase(items: items)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await compare(SQLiteOracle(queue: queue), items: items, dataSeed: dataSeed)
+        case .postgres:
+            let store = try await makePostgresDatabase(items: items)
+            do {
+                try await compare(PostgresOracle(store: store), items: items, dataSeed: dataSeed)
+                await store.close()
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
+    }
+
+    func compare(_ database: some OracleDatabase, items: [Item], dataSeed: UInt64) async throws {
         let allIDs = Set(items.map(\.id))
         var failures = 0
         var selective = 0  // predicates that select some rows but not all
-        try queue.read { db in
-            for index in 0..<Self.predicatesPerDataSet {
-                let seed = dataSeed * 1_000_000 + UInt64(index)
-                var generator = PredicateGenerator(seed: seed)
-                let predicate = generator.predicate(depth: 4)
-                let sorts = generator.sorts()
-                let compiled = try predicate.compiled(for: Item.schema)
-                let order = try CompiledSortOrder(sorts, schema: Item.schema)
-
-                let query: SQL = "SELECT id FROM item WHERE \(compiled.sql) ORDER BY \(order.sql(then: "id"))"
-                let sqlIDs = try fetchIDs(db, query)
-                let memoryIDs = items.filter(compiled.evaluate).sorted {
-                    switch order.compare($0, $1) {
-                    case .orderedAscending: true
-                    case .orderedDescending: false
-                    case .orderedSame: $0.id < $1.id
-                    }
-                }.map(\.id)
-
-                if !sqlIDs.isEmpty && sqlIDs.count < items.count { selective += 1 }
-
-                let negation: SQL = "SELECT id FROM item WHERE \(try Predicate.not(predicate).sql(Item.schema))"
-                let negatedIDs = Set(try fetchIDs(db, negation))
-                let complementOK = negatedIDs.isDisjoint(with: sqlIDs) && negatedIDs.union(sqlIDs) == allIDs
-
-                if sqlIDs != memoryIDs || !complementOK {
-                    failures += 1
-                    let (text, arguments) = try query.build(db)
-                    Issue.record(
-                        """
-                        seed \(seed): SQL and memory disagree (complement ok: \(complementOK))
-                        predicate: \(predicate.description(using: Item.schema))
-                        sorts: \(SortDescriptor.listDescription(sorts))
-                        sql: \(text) \(arguments)
-                        sql ids:    \(sqlIDs)
-                        memory ids: \(memoryIDs)
-                        """)
-                    if failures >= 3 { return }
+        for index in 0..<Self.predicatesPerDataSet {
+            let seed = dataSeed * 1_000_000 + UInt64(index)
+            var generator = PredicateGenerator(seed: seed)
+            let predicate = generator.predicate(depth: 4)
+            let sorts = generator.sorts()
+            let compiled = try predicate.compiled(for: Item.schema)
+            let order = try CompiledSortOrder(sorts, schema: Item.schema)
+            let (sqlIDs, negated, sql) = try await database.select(compiled, order, negation: .not(predicate))
+            let memoryIDs = items.filter(compiled.evaluate).sorted {
+                switch order.compare($0, $1) {
+                case .orderedAscending: true
+                case .orderedDescending: false
+                case .orderedSame: $0.id < $1.id
                 }
+            }.map(\.id)
+
+            if !sqlIDs.isEmpty && sqlIDs.count < items.count { selective += 1 }
+            let negatedIDs = Set(negated)
+            let complementOK = negatedIDs.isDisjoint(with: sqlIDs) && negatedIDs.union(sqlIDs) == allIDs
+
+            if sqlIDs != memoryIDs || !complementOK {
+                failures += 1
+                Issue.record(
+                    """
+                    seed \(seed): SQL and memory disagree (complement ok: \(complementOK))
+                    predicate: \(predicate.description(using: Item.schema))
+                    sorts: \(SortDescriptor.listDescription(sorts))
+                    sql: \(sql)
+                    sql ids:    \(sqlIDs)
+                    memory ids: \(memoryIDs)
+                    """)
+                if failures >= 3 { return }
             }
         }
         // The generator must produce predicates that discriminate, or the comparison proves little.

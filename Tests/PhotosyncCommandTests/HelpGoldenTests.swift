@@ -6,7 +6,8 @@ import Testing
 /// the diff.
 @Suite struct HelpGoldenTests {
     static let commands = [
-        "", "init", "import", "scan", "watch", "token", "changes", "assets", "albums", "show", "duplicates", "history", "status",
+        "", "init", "import", "scan", "watch", "token", "changes", "assets", "albums", "show", "thumbnail", "thumbnails", "duplicates",
+        "history", "status", "serve",
     ]
 
     static var goldenFolder: URL {

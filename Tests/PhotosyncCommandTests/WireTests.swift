@@ -50,7 +50,13 @@ import Testing
             library: "/home/me/.local/share/photosync/Library.photosync", identity: "6CCD199B-D73B-4470-90EE-58272C726CCF",
             counts: Wire.Counts(assets: 6, albums: 4, moments: 5, topLevelCollections: 3), history: WireTests.historySummary,
             mirrors: [Wire.Mirror(path: "/home/me/Pictures", lastScanStart: timestamp("2026-11-24T09:00:36Z"), lastScanEnd: timestamp("2026-11-24T09:00:37.5Z"), lastScan: scan)],
-            watcher: Wire.Watcher(pid: 4242, mode: "watch", root: "/home/me/Pictures", since: timestamp("2026-11-24T08:00:00+01:00")))),
+            watcher: Wire.Watcher(pid: 4242, mode: "watch", root: "/home/me/Pictures", since: timestamp("2026-11-24T08:00:00+01:00")),
+            prerender: prerender)),
+        ("prerender", prerender),
+        ("thumbnail", Wire.Thumbnail(
+            localIdentifier: "8A5D595F-EBBF-43EF-9BC0-E0196F23FCA8/L0/001", path: "Holidays/Beach/IMG_0102.jpg",
+            output: "/home/me/thumb.webp", width: 256, height: 171, format: "webp", bytes: 9_214, source: "renditionCache",
+            contentHash: "23e9b321de181d9eb2797be3d2771125")),
         ("history", Wire.History(
             summary: historySummary,
             transactions: [Wire.Transaction(
@@ -64,6 +70,12 @@ import Testing
         ("library", Wire.Library(library: "/home/me/.local/share/photosync/Library.photosync", identity: "6CCD199B-D73B-4470-90EE-58272C726CCF", created: true)),
         ("duplicates", Wire.DuplicateGroup(contentHash: "23e9b321de181d9eb2797be3d2771125", assets: ["A/L0/001", "B/L0/001"], paths: ["A/L0/001": "a.jpg"])),
     ]
+
+    static let prerender = Wire.Prerender(
+        state: "running", pid: 4243, scope: "library", sizes: ["256", "1440"], contentMode: "fit", format: "jpeg85", total: 5_000,
+        completed: 1_204, rendered: 2_398, alreadyCached: 8, failed: 1,
+        lastError: "damaged image /home/me/Pictures/broken.jpg: VipsJpeg: Premature end of JPEG file",
+        started: timestamp("2026-11-24T08:00:02+01:00"), updated: timestamp("2026-11-24T08:03:10.250+01:00"), finished: nil)
 
     static var historySummary: Wire.HistorySummary {
         try! JSONDecoder().decode(Wire.HistorySummary.self, from: Data("""
@@ -113,6 +125,8 @@ import Testing
         case let value as Wire.ImportSummary: same = try roundTrip(value)
         case let value as Wire.Library: same = try roundTrip(value)
         case let value as Wire.DuplicateGroup: same = try roundTrip(value)
+        case let value as Wire.Prerender: same = try roundTrip(value)
+        case let value as Wire.Thumbnail: same = try roundTrip(value)
         default: Issue.record("no round trip for \(name)"); same = false
         }
         #expect(same, "\(name) decodes to another value")

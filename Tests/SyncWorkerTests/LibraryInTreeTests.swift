@@ -4,27 +4,10 @@ import Testing
 
 @testable import SyncWorker
 
-/// A folder of photos holding photosync libraries: the mirror's own (`photosync --library
-/// ~/Pictures/Library.photosync scan ~/Pictures`) and others.
-final class PicturesWithLibraries: Sendable {
-    let base: URL
-    let root: URL
-    let library: PhotoLibrary
-
-    init() throws {
-        base = FileManager.default.temporaryDirectory.appending(path: "photosync-libraries-\(UUID().uuidString)", directoryHint: .isDirectory)
-        root = base.appending(path: "Pictures", directoryHint: .isDirectory)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        library = try PhotoLibrary(url: root.appending(path: "Library.photosync"))
-    }
-
-    deinit { try? FileManager.default.removeItem(at: base) }
-
-    func write(_ relative: String, _ bytes: [UInt8]) {
-        let url = root.appending(path: relative)
-        try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try! Data(bytes).write(to: url)
-    }
+extension Sandbox {
+    /// A folder of photos holding the mirror's own library (`photosync --library ~/Pictures/Library.photosync
+    /// scan ~/Pictures`); the tests put others there.
+    static func picturesWithLibrary() throws -> Sandbox { try Sandbox(rootName: "Pictures", libraryInside: true) }
 
     /// Imports photos into `library` (copied into its `originals/`, which are then media files in the tree).
     static func importPhotos(_ variants: [Int], into library: PhotoLibrary, from scratch: URL) throws {
@@ -62,17 +45,17 @@ final class PicturesWithLibraries: Sendable {
 struct LibraryInTreeTests {
     @Test("A library inside the folder it mirrors, and other photosync libraries there (open or closed), are left out: nothing of them is imported, no album")
     func librariesAreLeftOut() async throws {
-        let pictures = try PicturesWithLibraries()
+        let pictures = try Sandbox.picturesWithLibrary()
         let scratch = pictures.base.appending(path: "scratch")
         // The mirror's own library holds imported photos: media files in its originals/.
-        try PicturesWithLibraries.importPhotos([10, 11], into: pictures.library, from: scratch)
+        try Sandbox.importPhotos([10, 11], into: pictures.library, from: scratch)
         // A closed library (checkpointed) and one open in this process (its mark only in the log).
         do {
             let closed = try PhotoLibrary(url: pictures.root.appending(path: "Archive/Old.photosync"))
-            try PicturesWithLibraries.importPhotos([12], into: closed, from: scratch)
+            try Sandbox.importPhotos([12], into: closed, from: scratch)
         }
         let open = try PhotoLibrary(url: pictures.root.appending(path: "Trip/Other.photosync"))
-        try PicturesWithLibraries.importPhotos([13], into: open, from: scratch)
+        try Sandbox.importPhotos([13], into: open, from: scratch)
         // The photos.
         pictures.write("a.jpg", Media.jpeg(1))
         pictures.write("Trip/b.jpg", Media.jpeg(2))
@@ -84,7 +67,7 @@ struct LibraryInTreeTests {
         // Imported photos stay what they were: two, copied.
         #expect(try pictures.library.fetchAssets().count == 4)
         // A rescan keeps leaving them out, and the libraries keep working beside it.
-        try PicturesWithLibraries.importPhotos([14], into: open, from: scratch)
+        try Sandbox.importPhotos([14], into: open, from: scratch)
         let again = try await FolderMirror(library: pictures.library, root: pictures.root).scan()
         #expect(again.inserted == 0 && again.deleted == 0 && again.filesHashed == 0)
         withExtendedLifetime(open) {}
@@ -92,7 +75,7 @@ struct LibraryInTreeTests {
 
     @Test("A library created in the watched folder, or one whose database arrives after its originals were mirrored, is left out")
     func librariesAppearingWhileWatching() async throws {
-        let pictures = try PicturesWithLibraries()
+        let pictures = try Sandbox.picturesWithLibrary()
         let scratch = pictures.base.appending(path: "scratch")
         pictures.write("a.jpg", Media.jpeg(1))
         var options = FolderMirrorOptions()
@@ -105,12 +88,12 @@ struct LibraryInTreeTests {
             try await mirror.sync()
             // A library created inside the tree while watching, photos imported into it.
             let fresh = try PhotoLibrary(url: pictures.root.appending(path: "New/Fresh.photosync"))
-            try PicturesWithLibraries.importPhotos([20, 21], into: fresh, from: scratch)
+            try Sandbox.importPhotos([20, 21], into: fresh, from: scratch)
             pictures.write("New/c.jpg", Media.jpeg(3))
             try await mirror.sync()
             #expect(try pictures.mirroredPaths() == ["a.jpg", "New/c.jpg"])
             #expect(try pictures.collectionTitles() == ["New", "Pictures"])
-            try PicturesWithLibraries.importPhotos([22], into: fresh, from: scratch)
+            try Sandbox.importPhotos([22], into: fresh, from: scratch)
 
             // A library copied in originals first: mirrored as a folder of photos until its database arrives.
             let hash = Media.hash(Media.jpeg(30))

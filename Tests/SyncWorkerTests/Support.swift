@@ -29,11 +29,14 @@ final class Sandbox: Sendable {
     let root: URL
     let library: PhotoLibrary
 
-    init() throws {
+    /// - Parameters:
+    ///   - rootName: the mirrored folder's name.
+    ///   - libraryInside: whether the library is kept inside the folder it mirrors (`ROOT/Library.photosync`).
+    init(rootName: String = "Photos", libraryInside: Bool = false) throws {
         base = FileManager.default.temporaryDirectory.appending(path: "photosync-sync-\(UUID().uuidString)", directoryHint: .isDirectory)
-        root = base.appending(path: "Photos", directoryHint: .isDirectory)
+        root = base.appending(path: rootName, directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        library = try PhotoLibrary(url: base.appending(path: "Library.photosync"))
+        library = try PhotoLibrary(url: (libraryInside ? root : base).appending(path: "Library.photosync"))
     }
 
     deinit { try? FileManager.default.removeItem(at: base) }

@@ -59,9 +59,10 @@ typedef struct ci_header {
 /// Reads the header. Returns 0, -2 when no loader knows the format, or -1 (unreadable header, cancelled).
 int ci_header_read(ci_source *source, ci_header *header);
 
-/// The EXIF thumbnail (JPEG bytes) of a file whose header carries EXIF data. Returns 0 with a malloc'd
-/// copy, 1 when there is none, -1 on error.
-int ci_exif_thumbnail(ci_source *source, void **data, size_t *length);
+/// Parses EXIF data, a JPEG APP1 payload starting with "Exif\0\0": the orientation of IFD0 (1 when absent
+/// or invalid) and a copy of IFD1's thumbnail (JPEG bytes, ci_free; NULL when there is none). Returns 0, or
+/// -1 when the data isn't EXIF. No pixel is decoded.
+int ci_exif_parse(const void *data, size_t length, int *orientation, void **thumbnail, size_t *thumbnail_length);
 
 /// The primary image's embedded thumbnail in a HEIF/AVIF file, or NULL (none, or not HEIF).
 ci_image *ci_heif_thumbnail(ci_source *source);

@@ -38,7 +38,9 @@ struct CompiledQuery {
 
 /// Asset fetches: the scope's rows, the options' filters and order, the internal id as the final tie-break.
 enum AssetQueryCompiler {
-    static func compile(_ query: FetchQuery, library: PhotoLibrary) throws(PhotoLibraryError) -> CompiledQuery {
+    /// - Parameter extraCondition: a further condition on the rows (a page's keyset condition); the fetch is
+    ///   then not followed incrementally.
+    static func compile(_ query: FetchQuery, library: PhotoLibrary, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
         var from: SQL = "asset"
         var conditions: [SQL] = []
@@ -90,6 +92,10 @@ enum AssetQueryCompiler {
         if burstFilter { conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)") }
         if let predicate = options.predicate {
             conditions.append(try predicate.sql(for: .asset))
+        }
+        if let extraCondition {
+            conditions.append(extraCondition)
+            membershipIsPerAsset = false
         }
         var sql: SQL = " FROM " + from
         let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")

@@ -1,0 +1,186 @@
+import Dispatch
+import Logging
+import PhotoLibrary
+import ServiceLifecycle
+import Synchronization
+
+/// The one waiter on the library's commits that every waiting request shares.
+///
+/// A single loop waits with ``PhotoLibrary/waitForChanges(after:timeout:excludedAuthors:)`` (woken through
+/// the library's commit notification, whichever process commits) and moves the ``head`` token; every
+/// long-poll and event stream suspends on this feed instead of running a wait loop of its own, and is
+/// resumed when the head passes its token. Waking *n* requests after a commit costs one database read and
+/// O(*n*) continuation resumptions, not *n* reads.
+///
+/// Waiters are plain continuations with a deadline (a dispatch timer each, so a suspended request holds no
+/// task of its own), released by a commit, their deadline, their task's cancellation, or ``stop()`` — the
+/// server's graceful shutdown, which answers every waiter at once.
+final class ChangeFeed: Service, Sendable {
+    /// Why a wait ended.
+    enum Wake: Sendable, Equatable {
+        /// The head moved past the waiter's token.
+        case changed
+        /// The deadline passed (or the waiting task was cancelled).
+        case timedOut
+        /// The server is shutting down: answer now.
+        case stopping
+    }
+
+    /// Who waits, for the metrics of clients waiting.
+    enum WaiterKind: Sendable {
+        case longPoll
+        case eventStream
+    }
+
+    private struct Waiter {
+        let after: Int64
+        let kind: WaiterKind
+        /// What the waiter will ask once woken: computed ahead, for all the waiters asking it.
+        let query: ChangeQuery?
+        let continuation: CheckedContinuation<Wake, Never>
+    }
+
+    private struct State {
+        var head: ChangeToken
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+        var stopping = false
+    }
+
+    let library: PhotoLibrary
+    private let state: Mutex<State>
+    private let pages: ChangePages
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    /// How long the loop's one wait lasts before it starts again (it wakes at once on a commit).
+    private let loopTimeout: Duration = .seconds(3600)
+
+    /// A feed whose head is the library's current token.
+    ///
+    /// - Throws: a ``PhotoLibraryError`` when the library can't be read.
+    init(library: PhotoLibrary, pages: ChangePages, metrics: ServerMetrics, logger: Logger) throws(PhotoLibraryError) {
+        self.library = library
+        self.pages = pages
+        self.metrics = metrics
+        self.logger = logger
+        state = Mutex(State(head: try library.currentChangeToken))
+    }
+
+    /// The newest token the feed knows: every change up to it is committed.
+    var head: ChangeToken { state.withLock { $0.head } }
+
+    /// The number of requests waiting now, by kind.
+    func waiting(_ kind: WaiterKind) -> Int {
+        state.withLock { $0.waiters.values.count { $0.kind == kind } }
+    }
+
+    /// Suspends until the head passes `sequence`, `deadline` passes, the task is cancelled, or the feed stops.
+    ///
+    /// Returns at once when the head is already past `sequence` or the feed is stopping.
+    ///
+    /// - Parameter query: what the waiter asks once woken; when the head moves, the feed computes the pages
+    ///   of its waiters' questions before waking them (``ChangePages/prefetch(_:head:)``).
+    func wait(after sequence: Int64, until deadline: ContinuousClock.Instant, kind: WaiterKind, query: ChangeQuery? = nil) async -> Wake {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                let immediate = state.withLock { state -> Wake? in
+                    if state.stopping { return .stopping }
+                    if state.head.sequence > sequence { return .changed }
+                    if Task.isCancelled { return .timedOut }
+                    state.waiters[id] = Waiter(after: sequence, kind: kind, query: query, continuation: continuation)
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(returning: immediate)
+                    return
+                }
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                let nanoseconds = max(0, min(remaining.components.seconds, 86_400) * 1_000_000_000
+                    + remaining.components.attoseconds / 1_000_000_000)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+                    resume(id, with: .timedOut)
+                }
+            }
+        } onCancel: {
+            resume(id, with: .timedOut)
+        }
+    }
+
+    private func resume(_ id: UInt64, with wake: Wake) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: wake)
+    }
+
+    /// Moves the head to `token` if it is newer, and wakes the waiters it passes — after computing the pages
+    /// they will ask for. Called by the loop, and by the server's own writes (so that a client reads its
+    /// write at once).
+    func advance(to token: ChangeToken) {
+        let questions = state.withLock { state -> [ChangeQuery: Int] in
+            guard token.sequence > state.head.sequence else { return [:] }
+            var questions: [ChangeQuery: Int] = [:]
+            for waiter in state.waiters.values where waiter.after < token.sequence {
+                if let query = waiter.query { questions[query, default: 0] += 1 }
+            }
+            return questions
+        }
+        if !questions.isEmpty { pages.prefetch(questions, head: token.sequence) }
+        let woken = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
+            guard token.sequence > state.head.sequence else { return [] }
+            metrics.headMoved(from: state.head, to: token)
+            state.head = token
+            let passed = state.waiters.filter { $0.value.after < token.sequence }
+            for id in passed.keys { state.waiters[id] = nil }
+            return passed.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume(returning: .changed) }
+    }
+
+    /// Answers every waiter with ``Wake/stopping``, now and from now on: the server is shutting down.
+    func stop() {
+        let all = state.withLock { state -> [Waiter] in
+            state.stopping = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in all { waiter.continuation.resume(returning: .stopping) }
+    }
+
+    /// Whether ``stop()`` was called.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Follows the library's commits until the service is shut down.
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await self.follow() }
+        stop()
+    }
+
+    private func follow() async {
+        while !Task.isCancelled {
+            let head = self.head
+            do {
+                if try await library.waitForChanges(after: head, timeout: loopTimeout) {
+                    advance(to: try library.currentChangeToken)
+                }
+            } catch {
+                // The head token no longer fits the library (a library restored from a backup): start again
+                // from the library's current token.
+                logger.warning("the change feed restarts from the library's current token: \(error)")
+                if let current = try? library.currentChangeToken { reset(to: current) }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Sets the head, even backwards, and wakes every waiter (they re-read from their own tokens).
+    private func reset(to token: ChangeToken) {
+        let all = state.withLock { state -> [Waiter] in
+            state.head = token
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in all { waiter.continuation.resume(returning: .changed) }
+    }
+}

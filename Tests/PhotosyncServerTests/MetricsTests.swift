@@ -1,0 +1,46 @@
+import Foundation
+import PhotoLibrary
+import PhotosyncServer
+import PhotosyncWire
+import Testing
+
+/// `GET /healthz` and `GET /metrics`.
+@Suite struct MetricsTests {
+    @Test("/healthz answers with the current token")
+    func health() async throws {
+        try await withServer { server in
+            let health = try await Client(server).get("/healthz").decode(Wire.Health.self)
+            let current = try server.library.currentChangeToken.stringValue
+            #expect(health.status == "ok" && health.token == current)
+        }
+    }
+
+    @Test("/metrics counts commits, changes served, waiting clients, requests by route with their latency, and each folder's last scan")
+    func metrics() async throws {
+        try await OriginalTests.mirroredServer(count: 2) { server, folder, _ in
+            let client = Client(server)
+            let start = try await client.token()
+            let scanned = Double(try server.library.currentChangeToken.sequence)
+            #expect(await waitUntil { (try? await metric(client, "photosync_change_sequence")) == scanned })
+            let commits = try #require(try await metric(client, "photosync_commits_total"))
+            let poll = Task { try await client.get("/v1/changes?since=\(start)&wait=20") }
+            let stream = try await EventReader(client, "/v1/changes/stream?since=\(start)")
+            #expect(await waitUntil { (try? await metric(client, "photosync_longpoll_waiting")) == 1 })
+            #expect(await waitUntil { (try? await metric(client, "photosync_sse_clients")) == 1 })
+            _ = try await Fixtures.addAssets(3, to: server.library, in: server.directory)
+            _ = try await poll.value
+            _ = try await stream.nextChange()
+            #expect(await waitUntil { (try? await metric(client, "photosync_commits_total")) == commits + 1 })
+            let text = try await client.get("/metrics").text
+            #expect(text.contains("photosync_changes_served_total{feed=\"longpoll\"} 1"))
+            #expect(text.contains("photosync_changes_served_total{feed=\"sse\"} 1"))
+            #expect(text.contains("photosync_longpoll_waiting 0"))
+            let sequence = try server.library.currentChangeToken.sequence
+            #expect(text.contains("photosync_change_sequence \(sequence)"))
+            #expect(text.contains(#"photosync_http_requests_total{route="/v1/changes",method="GET",status="200"} 1"#), "\(text)")
+            #expect(text.contains(#"photosync_http_request_duration_seconds_count{route="/v1/changes",method="GET"} 1"#))
+            #expect(text.contains("photosync_last_scan_duration_seconds{root=\"\(folder.path)\"}"))
+            #expect(text.contains("# TYPE photosync_commits_total counter"))
+        }
+    }
+}
