@@ -87,16 +87,17 @@ public final class ImageManager: Sendable {
     public struct Configuration: Sendable {
         /// The largest image, in pixels, that is decoded (width × height as stored). Default 16384² ≈ 268 MP.
         public var maximumPixelCount: Int
-        /// The rendition cache's byte budget; least recently used renditions are evicted past it.
-        /// Default 1 GiB.
-        public var renditionCacheBudget: Int64
+        /// The rendition cache's byte budget; least recently used renditions are evicted past it. The budget
+        /// is the cache's, shared by every manager of the library (other processes' too): a value given here
+        /// is stored and becomes theirs. nil (the default) keeps the stored budget — 1 GiB when none was set.
+        public var renditionCacheBudget: Int64?
         /// How many renders run at once. Default: the number of processors.
         public var maximumConcurrentRenders: Int
         /// Where renditions are kept. Default: `renditions/` in the library directory.
         public var renditionDirectory: URL?
 
         public init(
-            maximumPixelCount: Int = 16_384 * 16_384, renditionCacheBudget: Int64 = 1 << 30,
+            maximumPixelCount: Int = 16_384 * 16_384, renditionCacheBudget: Int64? = nil,
             maximumConcurrentRenders: Int = ProcessInfo.processInfo.activeProcessorCount,
             renditionDirectory: URL? = nil
         ) {
@@ -122,7 +123,9 @@ public final class ImageManager: Sendable {
     /// Makes a manager for `library`.
     ///
     /// - Throws: ``ImageError/encodingFailed(reason:)`` when libvips can't start,
-    ///   ``ImageError/cacheUnavailable(path:reason:)`` when the rendition directory can't be made.
+    ///   ``ImageError/cacheUnavailable(path:reason:)`` when the rendition directory can't be made or a budget
+    ///   given in `configuration` can't be stored, ``ImageError/invalidRequest(_:)`` for a budget that is not
+    ///   positive.
     public init(library: PhotoLibrary, configuration: Configuration = Configuration()) throws(ImageError) {
         try VipsRuntime.start()
         self.library = library
@@ -132,7 +135,8 @@ public final class ImageManager: Sendable {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw .cacheUnavailable(path: directory.path, reason: "\(error)")
         }
-        cache = RenditionCache(directory: directory, budget: configuration.renditionCacheBudget)
+        cache = RenditionCache(directory: directory)
+        if let budget = configuration.renditionCacheBudget { try cache.setBudget(budget) } else { cache.reloadBudget() }
         cache.removeStaleIncomingFiles()
         pool = RenderPool(threadCount: configuration.maximumConcurrentRenders)
         renders = InFlightRenders(pool: pool)
@@ -168,6 +172,19 @@ public final class ImageManager: Sendable {
 
     /// The bytes the rendition cache holds.
     public var renditionCacheSize: Int64 { cache.totalBytes }
+
+    /// The rendition cache's budget, as last read (it is read again before each eviction).
+    public var renditionCacheBudget: Int64 { cache.budget }
+
+    /// Sets the rendition cache's budget for every manager of the library (stored with the cache), and
+    /// evicts down to it.
+    ///
+    /// - Throws: ``ImageError/invalidRequest(_:)`` for a budget that is not positive,
+    ///   ``ImageError/cacheUnavailable(path:reason:)`` when it can't be stored.
+    public func setRenditionCacheBudget(_ bytes: Int64) throws(ImageError) {
+        try cache.setBudget(bytes)
+        cache.evictIfNeeded()
+    }
 
     /// Evicts least recently used renditions until the cache is within its budget.
     public func trimRenditionCache() { cache.evictIfNeeded() }

@@ -17,8 +17,11 @@ import Glibc
 /// use and again before each eviction, so the files of other processes are counted too.
 final class RenditionCache: Sendable {
     let directory: URL
-    /// The byte budget; eviction brings the cache down to 90 % of it.
-    let budget: Int64
+    /// The byte budget (``RenditionCacheBudget``: stored with the cache, read again before each eviction);
+    /// eviction brings the cache down to 90 % of it.
+    var budget: Int64 { currentBudget.load(ordering: .relaxed) }
+    private let currentBudget = Atomic<Int64>(RenditionCacheBudget.defaultBytes)
+    private let storedBudget: RenditionCacheBudget
     private let root: URL
     private let incoming: URL
     /// `root`'s path, for building file paths without URL parsing.
@@ -47,9 +50,9 @@ final class RenditionCache: Sendable {
     /// this interval.
     static let touchInterval = 3600
 
-    init(directory: URL, budget: Int64) {
+    init(directory: URL) {
         self.directory = directory
-        self.budget = budget
+        storedBudget = RenditionCacheBudget(directory: directory)
         root = directory.appending(path: "r\(RenditionKey.pipelineRevision)", directoryHint: .isDirectory)
         incoming = directory.appending(path: ".incoming", directoryHint: .isDirectory)
         rootPath = root.path
@@ -175,6 +178,19 @@ final class RenditionCache: Sendable {
 
     private var isIndexMissing: Bool { index.withLock { $0 == nil } }
 
+    /// Sets the budget of the cache, for every manager that shares it (this process's and others').
+    ///
+    /// - Throws: ``ImageError`` when the budget is not positive or can't be stored.
+    func setBudget(_ bytes: Int64) throws(ImageError) {
+        try storedBudget.store(bytes)
+        currentBudget.store(bytes, ordering: .relaxed)
+    }
+
+    /// Reads the stored budget again (another process may have set it); the default when none is stored.
+    func reloadBudget() {
+        currentBudget.store(storedBudget.read() ?? RenditionCacheBudget.defaultBytes, ordering: .relaxed)
+    }
+
     /// Marks a use (the file's modification time becomes now) unless the last one is recent.
     /// A more recent use is kept in memory, and counts at the next eviction.
     private func touchIfStale(_ path: String, lastUse: Int) {
@@ -196,6 +212,7 @@ final class RenditionCache: Sendable {
     ///
     /// - Complexity: O(n log n) in the number of renditions.
     func evictIfNeeded() {
+        reloadBudget()
         var scanned = scan()
         let now = Date().timeIntervalSince1970
         let recent = recentUses.withLock { uses in

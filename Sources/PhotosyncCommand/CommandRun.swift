@@ -52,11 +52,30 @@ final class CommandRun: Sendable {
     var createdLibrary: Bool { created.withLock { $0 != nil } }
 
     private func open(_ url: URL, create: Bool) throws -> PhotoLibrary {
+        var libraryOptions = PhotoLibrary.Options(createIfNeeded: create)
+        libraryOptions.commitPollInterval = try Self.commitPollInterval(ProcessInfo.processInfo.environment)
         do {
-            return try PhotoLibrary(url: url, options: .init(createIfNeeded: create))
+            return try PhotoLibrary(url: url, options: libraryOptions)
         } catch {
             throw CommandFailure.from(error)
         }
+    }
+
+    /// How often a wait re-checks the journal by itself when no commit notification arrives:
+    /// `$PHOTOSYNC_COMMIT_POLL_INTERVAL` in seconds (`off`: notifications alone), else the library's default.
+    ///
+    /// - Throws: ``CommandFailure`` (usage) for a value that is neither `off` nor a positive number of seconds.
+    static func commitPollInterval(_ environment: [String: String]) throws -> Duration? {
+        guard let text = environment["PHOTOSYNC_COMMIT_POLL_INTERVAL"], !text.isEmpty else {
+            return PhotoLibrary.Options().commitPollInterval
+        }
+        if text.lowercased() == "off" { return nil }
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+            throw CommandFailure(
+                .usage, code: "usage",
+                "PHOTOSYNC_COMMIT_POLL_INTERVAL is \"\(text)\": write a number of seconds above 0, or off")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
     /// Removes a library this run created, if nothing was committed to it and no other process mirrors

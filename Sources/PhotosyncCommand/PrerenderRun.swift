@@ -17,6 +17,8 @@ struct PrerenderRun: Sendable {
     let format: ImageOutputFormat
     /// Renders at once.
     let jobs: Int
+    /// A rendition cache budget to set for the library first (stored with the cache), or nil to keep its own.
+    var cacheBudget: Int64? = nil
 
     /// Runs until every asset is done, or the calling task is cancelled (a signal): then it waits for the
     /// renders under way to stop, so that the process never exits in the middle of writing a rendition. The
@@ -27,6 +29,7 @@ struct PrerenderRun: Sendable {
         let manager: ImageManager
         do {
             manager = try ImageManager(library: library, configuration: .init(maximumConcurrentRenders: jobs))
+            if let cacheBudget { try manager.setRenditionCacheBudget(cacheBudget) }
         } catch {
             throw CommandFailure("can't pre-render: \(error)")
         }
@@ -83,7 +86,7 @@ extension Wire.Prerender {
         case "running": return "running (pid \(pid)) since \(started): \(counts); \(what)"
         case "finished": return "finished \(finished?.description ?? updated.description): \(counts); \(what)"
         case "cacheFull":
-            return "stopped at the rendition cache's budget \(finished?.description ?? updated.description), at \(counts); \(what); the rest renders on request"
+            return "stopped at the rendition cache's budget \(finished?.description ?? updated.description), at \(counts); \(what); the rest renders on request (a larger budget: thumbnails --cache-budget)"
         default: return "interrupted \(finished?.description ?? updated.description) at \(counts); \(what); the next run resumes"
         }
     }

@@ -24,6 +24,11 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             every few seconds. --background lowers this process's CPU and I/O priority (nice 10), as the \
             daemon does.
 
+            The rendition cache keeps within a budget (1 GiB unless set), evicting the least recently used \
+            renditions past it; a pre-render stops before it would evict. --cache-budget sets the budget for \
+            the library — stored with the cache, so the daemon, `serve` and apps all keep to it — evicts down \
+            to it, then renders.
+
             Example: photosync thumbnails --sizes 256,1440
             """)
 
@@ -40,6 +45,10 @@ struct ThumbnailsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Renders at once (default: the number of processors).", valueName: "n"))
     var jobs: Int?
 
+    @Option(name: .customLong("cache-budget"), help: ArgumentHelp(
+        "Set the library's rendition cache budget (bytes, or with K, M or G), kept by every process.", valueName: "size"))
+    var cacheBudget: String?
+
     @Flag(name: .long, help: "Run at low CPU and I/O priority (nice 10), as the daemon does.")
     var background = false
 
@@ -48,6 +57,9 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64 (it was \(jobs))") }
+        if let cacheBudget, ServeOptions.byteCount(cacheBudget) == nil {
+            throw ValidationError("--cache-budget must be a size in bytes, or with K, M or G (it was \"\(cacheBudget)\")")
+        }
     }
 
     func run() async throws {
@@ -61,7 +73,8 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let prerender = PrerenderRun(
                 library: library, selection: selection, sizes: sizes.sizes, contentMode: rendition.mode,
-                format: rendition.outputFormat(), jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+                format: rendition.outputFormat(), jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                cacheBudget: cacheBudget.flatMap(ServeOptions.byteCount))
             let outcome = Mutex<Result<Wire.Prerender, any Error>?>(nil)
             let service = MirrorService {
                 if stopWhenStdinCloses { ParentLifeline.stopWhenStandardInputCloses() }

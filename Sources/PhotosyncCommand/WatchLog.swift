@@ -52,12 +52,18 @@ final class WatchLog: Sendable {
     /// Logs every change committed since the last batch logged, at debug level.
     private func logChanges(upTo token: ChangeToken) {
         let since = logged.withLock { $0 }
-        guard since < token, let result = try? library.fetchPersistentChanges(since: since),
-            let page = try? Wire.ChangesPage(result, library: library)
-        else { return }
-        logged.withLock { $0 = max($0, result.endToken) }
-        for change in page.changes {
-            for line in ChangesText.objectLines(change, includeCollections: false) { logger.debug("\(line)") }
+        guard since < token else { return }
+        do {
+            let result = try library.fetchPersistentChanges(since: since)
+            let page = try Wire.ChangesPage(result, library: library)
+            logged.withLock { $0 = max($0, result.endToken) }
+            for change in page.changes {
+                for line in ChangesText.objectLines(change, includeCollections: false) { logger.debug("\(line)") }
+            }
+        } catch {
+            // The batch is committed whatever the log says; the next batch's changes are logged from here on.
+            logger.warning("the changes committed since \(since.stringValue) can't be listed: \(error)")
+            logged.withLock { $0 = max($0, token) }
         }
     }
 }

@@ -10,6 +10,9 @@ extension Wire {
         public var moved: Int
         public var deleted: Int
         public var unchanged: Int
+        /// Files whose assets or mirror record the pass repaired first (the library disagreed with the folder:
+        /// duplicates merged, ghosts deleted, stale records dropped).
+        public var repaired: Int
         public var filesHashed: Int
         public var bytesHashed: Int64
         public var batches: Int
@@ -33,6 +36,7 @@ extension Wire {
             moved = summary.moved
             deleted = summary.deleted
             unchanged = summary.unchanged
+            repaired = summary.repaired
             filesHashed = summary.filesHashed
             bytesHashed = summary.bytesHashed
             batches = summary.batches

@@ -8,9 +8,10 @@ import PhotoLibrary
 /// A held file stays what it was — in the engine's model and in the library, asset and mirror state — and is
 /// offered to every later round as the source of a move (by stamp identity and by content), whatever that
 /// round's scope. It is deleted once every path pending when it vanished has been reconciled, at a barrier,
-/// by a full scan (which sees it gone and judges it with everything else), or at the latest
-/// ``limit(settle:)`` after it vanished, so that perpetual activity elsewhere (a file written for hours)
-/// cannot hold it forever.
+/// by a full scan (which sees it gone and judges it with everything else), or ``limit(settle:)`` after it
+/// vanished, so that perpetual activity elsewhere (a file written for hours) cannot hold it forever — unless
+/// the file itself is at a path still pending (the same inode: renamed, then touched or written on, or only
+/// not reconciled yet on a starved machine), whose round will claim it.
 ///
 /// "Pending when it vanished" includes the events still on their way: the round that finds a file gone asks
 /// the watcher for a marker (``WatchRound/requestMarker``), and the file's horizon is the sequence number
@@ -60,9 +61,11 @@ struct HeldFiles {
     /// those whose path holds something that is not media (they are not missing: nothing can come back there
     /// unseen), and every held file the round releases.
     ///
-    /// - Complexity: O(held files + vanished files), plus one `lstat` per vanished or held file.
+    /// - Complexity: O(held files + vanished files), plus one `lstat` per vanished or held file, and
+    ///   `pendingInodes` once when a held file reaches the limit.
     mutating func settle(
-        vanished: [MirroredFile], round: WatchRound, model: MirrorModel, root: String, limit: Duration
+        vanished: [MirroredFile], round: WatchRound, model: MirrorModel, root: String, limit: Duration,
+        pendingInodes: () -> Set<FileInode>
     ) -> [MirroredFile] {
         var deletions: [MirroredFile] = []
         for (path, entry) in entries where !Self.isValid(entry, model: model, root: root) { entries[path] = nil }
@@ -76,13 +79,19 @@ struct HeldFiles {
                 entries[file.relativePath] = Entry(file: file, marker: marker!, since: round.now)
             }
         }
+        var inodesPending: Set<FileInode>?
         for (path, var entry) in entries {
             if entry.horizon == nil, let last = round.lastMarker, last.id >= entry.marker {
                 entry.horizon = last.sequence
                 entries[path] = entry
             }
             let pendingDone = entry.horizon.map { horizon in round.pendingFloor.map { horizon < $0 } ?? true } ?? false
-            if round.isBarrier || pendingDone || round.now - entry.since >= limit {
+            var expired = false
+            if !round.isBarrier, !pendingDone, round.now - entry.since >= limit {
+                if inodesPending == nil { inodesPending = pendingInodes() }
+                expired = !inodesPending!.contains(FileInode(entry.file.stamp))
+            }
+            if round.isBarrier || pendingDone || expired {
                 deletions.append(entry.file)
                 entries[path] = nil
             }

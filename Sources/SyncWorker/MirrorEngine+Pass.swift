@@ -335,7 +335,9 @@ extension MirrorEngine {
             return vanished
         case .hold(let round):
             guard let model else { return vanished }
-            return heldFiles.settle(vanished: vanished, round: round, model: model, root: root, limit: heldFileLimit)
+            return heldFiles.settle(
+                vanished: vanished, round: round, model: model, root: root, limit: heldFileLimit,
+                pendingInodes: { pendingInodes(round) })
         }
     }
 

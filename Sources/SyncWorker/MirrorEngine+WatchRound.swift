@@ -55,7 +55,8 @@ extension MirrorEngine {
         guard !heldFiles.isEmpty else { return summary }
         _ = try loadedModel()
         guard let model = self.model else { return summary }
-        let deletions = heldFiles.settle(vanished: [], round: round, model: model, root: root, limit: heldFileLimit)
+        let deletions = heldFiles.settle(
+            vanished: [], round: round, model: model, root: root, limit: heldFileLimit, pendingInodes: { pendingInodes(round) })
         let mirroredCount = model.count
         _ = consume model  // (not held across the commit, which changes the engine's model)
         try commitDeletions(deletions, mirroredCount: mirroredCount, filesFound: 0, into: &summary, progress: nil, onBatch: onBatch)
@@ -72,7 +73,7 @@ extension MirrorEngine {
     /// file itself, renamed and touched), never a copy's in this round.
     ///
     /// - Complexity: one `lstat` per pending path; only asked when files are held.
-    private func pendingInodes(_ round: WatchRound) -> Set<FileInode> {
+    func pendingInodes(_ round: WatchRound) -> Set<FileInode> {
         var inodes = Set<FileInode>()
         for path in round.stillPending {
             if let (stamp, mode) = FileSystem.stamp(root + "/" + path), mode == S_IFREG { inodes.insert(FileInode(stamp)) }

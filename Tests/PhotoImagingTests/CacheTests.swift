@@ -91,5 +91,28 @@ extension ImagingTests {
             #expect(try await fixture.final(asset, size: sizes[1], options: pixels).source == .rendered)
             #expect(fixture.manager.renderCount == renders + 1)
         }
+    
+        @Test("the budget is the cache's: stored once, read by every manager of the library, refused when not positive")
+        func sharedBudget() async throws {
+            let fixture = try ImagingFixture()
+            #expect(fixture.manager.renditionCacheBudget == 1 << 30, "none stored: 1 GiB")
+            let small = try ImageManager(library: fixture.library, configuration: .init(renditionCacheBudget: 30_000))
+            #expect(small.renditionCacheBudget == 30_000)
+            // A manager opened without a budget (another app, the server) takes the stored one…
+            let later = try ImageManager(library: fixture.library)
+            #expect(later.renditionCacheBudget == 30_000)
+            // …and one already open takes a budget set since at its next eviction, evicting to it.
+            let asset = try await fixture.asset("camera.jpg")
+            let pixels = ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact, outputFormat: .rgba8)
+            for index in 0..<4 { _ = try await fixture.final(asset, size: PixelSize(width: 100, height: 50 + index), options: pixels) }
+            #expect(fixture.manager.renditionCacheSize > 20_000)
+            try later.setRenditionCacheBudget(10_000)
+            fixture.manager.trimRenditionCache()
+            #expect(fixture.manager.renditionCacheBudget == 10_000)
+            #expect(fixture.manager.renditionCacheSize <= 10_000)
+            #expect(throws: ImageError.self) { try later.setRenditionCacheBudget(0) }
+            #expect(throws: ImageError.self) { try ImageManager(library: fixture.library, configuration: .init(renditionCacheBudget: -5)) }
+            #expect(later.renditionCacheBudget == 10_000, "a refused budget changes nothing")
+        }
     }
 }

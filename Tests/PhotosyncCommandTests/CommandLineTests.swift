@@ -90,24 +90,42 @@ import Testing
     }
 
     /// The waiter says (at debug level) when it starts waiting; the commit comes after that, so the wake-up
-    /// is what the test sees. The re-poll of a second bounds the latency even if inotify never fired: this
-    /// test does not tell the two apart (see the library's CommitNotifier tests).
+    /// is what the test sees. Its re-poll is off (`PHOTOSYNC_COMMIT_POLL_INTERVAL=off`): only the commit
+    /// notification can wake it before its 60 s wait ends.
     @Test func changesWaitIsWokenByACommitFromAnotherProcess() throws {
         let cli = Photosync()
         defer { cli.cleanUp() }
         try cli.run("init")
         let token = try cli.token()
-        let (waiter, out, err) = try cli.start(["changes", "--since", token, "--wait", "60", "--json", "--verbose"])
+        let (waiter, out, err) = try cli.start(
+            ["changes", "--since", token, "--wait", "60", "--json", "--verbose"],
+            environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": "off"])
         let log = Photosync.Collector(err)
+        let result = Photosync.Collector(out)
         #expect(Photosync.waitUntil(seconds: 30) { log.text.contains("waiting up to") }, "\(log.text)")
-        let started = Date()
         try cli.run("import", Photosync.samples.path)
-        let output = Data(Photosync.Collector(out).finish().utf8)
+        let committed = Date()
+        #expect(Photosync.waitUntil(seconds: 30) { !result.text.isEmpty })
+        let latency = Date().timeIntervalSince(committed)
+        let output = Data(result.finish().utf8)
         waiter.waitUntilExit()
         #expect(waiter.terminationStatus == 0)
-        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(latency < 1, "answered \(latency) s after the committing process ended")
         let object = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         #expect((object["changes"] as? [Any])?.count == 1)
+    }
+
+    @Test func aCommitPollIntervalThatIsNoDurationIsAUsageError() throws {
+        let cli = Photosync()
+        defer { cli.cleanUp() }
+        try cli.run("init")
+        for value in ["abc", "0", "-1", "inf"] {
+            let result = try cli.run(["token"], environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": value])
+            #expect(result.status == 2, "\(value): \(result.stderr)")
+            #expect(result.stderr.contains("PHOTOSYNC_COMMIT_POLL_INTERVAL"), "\(result.stderr)")
+        }
+        #expect(try cli.run(["token"], environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": "0.25"]).status == 0)
+        #expect(try cli.run(["token"], environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": "off"]).status == 0)
     }
 
     @Test func everyCommandHasHelpWithAnExample() throws {

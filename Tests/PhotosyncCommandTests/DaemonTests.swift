@@ -123,11 +123,16 @@ import Glibc
         let afterScan = try #require(try initial.json()["token"] as? String)
 
         // A client long-polls; the daemon (another process) commits a new file and wakes it.
-        let (waiter, out, _) = try cli.start(["changes", "--since", afterScan, "--wait", "60", "--json"])
+        // Its re-poll is off: only the daemon's commit notification can wake it before the 60 s end.
+        let (waiter, out, _) = try cli.start(
+            ["changes", "--since", afterScan, "--wait", "60", "--json"], environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": "off"])
+        let copied = Date()
         try FileManager.default.copyItem(at: folder.appending(path: "Family/IMG_2001.jpg"), to: folder.appending(path: "Family/copy.jpg"))
         let output = Data(Photosync.Collector(out).finish().utf8)
         waiter.waitUntilExit()
         #expect(waiter.terminationStatus == 0)
+        // The daemon settles the new file (1 s) before it commits; the wait ends long before its 60 s.
+        #expect(Date().timeIntervalSince(copied) < 20, "\(daemon.logText)")
         let woken = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
         let change = try #require((woken["changes"] as? [[String: Any]])?.first)
         #expect(change["author"] as? String == "photosync")

@@ -49,6 +49,39 @@ import Glibc
         #expect(plain.stdout.contains("5/5 assets") && plain.stdout.contains("last failure"), "\(plain.stdout)")
     }
 
+    /// The bytes of the library's renditions.
+    static func renditionBytes(_ cli: Photosync) -> Int {
+        ImageFiles.renditions(of: cli.library).reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0)
+        }
+    }
+
+    @Test func aCacheBudgetIsTheLibrarysAndEveryLaterRunKeepsToIt() throws {
+        let cli = Photosync()
+        let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg"])
+        defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        try #require(try cli.run("scan", folder.path).status == 0)
+        for bad in ["0", "-5", "lots", "12X"] {
+            let refused = try cli.run("thumbnails", "--cache-budget", bad)
+            #expect(refused.status == 2 && refused.stderr.contains("--cache-budget"), "\(bad): \(refused.stderr)")
+        }
+        // Many renditions, each small beside the budgets below.
+        let full = try cli.run("thumbnails", "--sizes", "200,210,220,230,240,250", "--json").json()
+        #expect(full["state"] as? String == "finished")
+        let everything = Self.renditionBytes(cli)
+        // A budget below what is cached: evicted down to it, then a pre-render that stops before passing it.
+        let budget = everything / 4
+        let limited = try cli.run("thumbnails", "--sizes", "300,310,320,330,340,350", "--cache-budget", "\(budget)", "--json")
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(try limited.json()["state"] as? String == "cacheFull", "\(limited.stdout)")
+        #expect(Self.renditionBytes(cli) <= budget)
+        // A later run without the option (as the daemon's) keeps to the stored budget.
+        let later = try cli.run("thumbnails", "--sizes", "400,410,420,430,440,450", "--json").json()
+        #expect(later["state"] as? String == "cacheFull", "\(later)")
+        #expect(Self.renditionBytes(cli) <= budget)
+        #expect(try cli.run("status").stdout.contains("thumbnails --cache-budget"))
+    }
+
     @Test func aProgressBarOnATerminalAndNoneOtherwise() throws {
         let cli = Photosync()
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg"])

@@ -76,4 +76,37 @@ struct HeldFilesTests {
             #expect(try box.assets().count >= 20)
         }
     }
+
+    @Test("A renamed file whose new path stays busy past the hold's bound keeps its identity (the bound never releases a file still pending under its new name)")
+    func renamedAndBusyPastTheBound() async throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("b.jpg", Media.jpeg(2))
+        let mirror = try box.mirror {
+            $0.settleInterval = .milliseconds(300)
+            $0.heldFileLimit = .seconds(1)  // what a starved machine's stretched rounds reach at the default bound
+        }
+        try await whileWatching(mirror) {
+            try await mirror.sync()
+            let before = try box.assetsByPath().mapValues(\.localIdentifier)
+            let token = try box.library.currentChangeToken
+            // Out of the tree and back in under another name (two events the kernel can't pair): the old path is
+            // found gone and held while the new one is pending — and stays pending, touched within every settle
+            // window, for three times the bound.
+            let outside = box.base.appending(path: "outside.jpg").path
+            #expect(rename(box.path("a.jpg"), outside) == 0)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(rename(outside, box.path("renamed.jpg")) == 0)
+            let busyUntil = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < busyUntil {
+                box.touch("renamed.jpg")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await eventually { try box.mirrorsPaths(["renamed.jpg", "b.jpg"]) })
+            try await mirror.sync()
+            #expect(try box.assetsByPath()["renamed.jpg"]?.localIdentifier == before["a.jpg"])
+            let journal = try AssetJournal(box.library, since: token)
+            #expect(journal.deleted.isEmpty && journal.inserted.isEmpty, "\(journal)")
+        }
+    }
 }
