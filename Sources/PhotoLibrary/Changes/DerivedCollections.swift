@@ -1,4 +1,5 @@
 import Foundation
+import FetchPredicate
 import GRDB
 
 /// The rule of moments: the local calendar day of an asset's creation date.
@@ -27,19 +28,10 @@ enum MomentDay {
         return String(format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
     }
 
-    /// `YYYY-MM-DD` of a day counted from 1970-01-01 in the proleptic Gregorian calendar, for years 0…9999
-    /// (the inverse of the days-from-civil count: eras of 400 years, years starting in March).
+    /// `YYYY-MM-DD` of a day counted from 1970-01-01 in the proleptic Gregorian calendar, for years 0…9999.
     static func dayKey(daysSince1970 days: Int) -> String {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let digit = { (value: Int) in UInt8(ascii: "0") + UInt8(value % 10) }
+        let (year, month, day) = DateLiteral.civilFromDays(Int64(days))
+        let digit = { (value: Int64) in UInt8(ascii: "0") + UInt8(value % 10) }
         let bytes: [UInt8] = [
             digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), UInt8(ascii: "-"),
             digit(month / 10), digit(month), UInt8(ascii: "-"), digit(day / 10), digit(day),
