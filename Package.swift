@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "SyncWorkerTests",
             // photosync: the built daemon, run as a second mirror writer.
-            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "photosync"],
+            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "LibraryTestSupport", "photosync"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import SeededRandom
 import Foundation
+import LibraryTestSupport
 import Testing
 @testable import PhotoLibrary
 

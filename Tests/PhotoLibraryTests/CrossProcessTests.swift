@@ -40,8 +40,7 @@ import Testing
             let writer = try Self.startWriter([library.url.path, "commit", "1"], output: pipe)
             let (woke, wokeAt) = try await waiter.value
             #expect(woke)
-            writer.waitUntilExit()
-            #expect(writer.terminationStatus == 0)
+            #expect(await writer.exitStatus() == 0)
             // From the commit (its transaction's date is taken when its block starts) to the wake-up.
             let change = try #require(Array(try library.fetchPersistentChanges(since: token)).first)
             #expect(wokeAt.timeIntervalSince(change.date) < 0.5, "woke \(wokeAt.timeIntervalSince(change.date)) s after the commit")
@@ -63,7 +62,7 @@ import Testing
             #expect(try await waitUntil { try test.library.currentChangeToken.sequence > before }, "the writer never committed")
             try await Task.sleep(for: .milliseconds(source.int(in: 0...400)))
             kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
+            _ = await writer.exitStatus()
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             for line in output.split(separator: "\n") {
                 // The last line may be cut by the kill; only whole tokens count.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryTestSupport
 import Testing
 @testable import PhotoLibrary
 
@@ -79,8 +80,7 @@ import Testing
                 _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "from tests \(index)")
             }
         }
-        writer.waitUntilExit()
-        #expect(writer.terminationStatus == 0)
+        #expect(await writer.exitStatus() == 0)
         #expect(try test.library.fetchAssetCollections(with: .album).count == 80)
         let authors = try test.library.fetchPersistentChanges(since: ChangeToken(libraryIdentity: test.library.identity, sequence: 0, stamp: 0)).map(\.author)
         #expect(authors.filter { $0 == "writer" }.count == 40)

@@ -87,14 +87,3 @@ extension PhotoLibrary.Options {
     }
 }
 
-/// Runs tasks on a dispatch queue of their own instead of the shared cooperative pool, which other tests can
-/// keep busy for seconds (the fuzzers): a task that a change block waits for runs at once, and a waiter's
-/// wake-up is timed without the pool's queueing.
-final class QueueExecutor: TaskExecutor {
-    let queue = DispatchQueue(label: "tests.queue-executor")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
