@@ -39,6 +39,9 @@ final class HostProcess {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
     }
 
+    /// The CPU time the host has used so far (user and system, all its threads).
+    var cpuTime: Duration { ProcessCPU.time(of: process.processIdentifier) }
+
     /// A metric of the host's `/metrics` (the sample without labels).
     func metric(_ name: String) -> Double? {
         let text = (try? SimpleHTTP.get(port: port, path: "/metrics").body) ?? ""
@@ -105,4 +108,40 @@ enum SimpleHTTP {
     }
 
     struct Failed: Error {}
+}
+
+/// CPU time used by processes, from `/proc/PID/stat` (clock ticks: a resolution of 10 ms) — what a figure
+/// cost in CPU, which the load of other processes on the machine doesn't stretch as it stretches wall time.
+enum ProcessCPU {
+    /// User and system time of `pid` (every thread of it), or zero when it can't be read.
+    static func time(of pid: Int32) -> Duration {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return .zero }
+        // After "(comm)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return .zero }
+        return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The CPU time of `pid` and of its living children (nginx's workers).
+    static func timeWithChildren(of pid: Int32) -> Duration {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").compactMap { Int32($0) }.reduce(time(of: pid)) { $0 + time(of: $1) }
+    }
+
+    /// The CPU time of this process's children that have ended and been waited for (wrk, once it has exited).
+    static var reapedChildren: Duration {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_CHILDREN.rawValue), &usage)
+        let total = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec
+        return .seconds(total) + .microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    }
+
+    /// This process's CPU time (the benchmark's clients).
+    static var own: Duration { time(of: getpid()) }
+
+    static func microseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+    }
 }

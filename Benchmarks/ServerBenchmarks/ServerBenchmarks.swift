@@ -66,7 +66,9 @@ enum ServerMetric {
     static let max = BenchmarkMetric.custom("max wake-up (µs)", useScalingFactor: false)
     static let bytesPerClient = BenchmarkMetric.custom("server bytes per waiting client", useScalingFactor: false)
     static let bytesPerConnection = BenchmarkMetric.custom("server bytes per idle connection", useScalingFactor: false)
-    static let wakeUp = [answered, p0, p50, p99, max, bytesPerClient]
+    static let serverCPU = BenchmarkMetric.custom("server CPU to answer all (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let clientCPU = BenchmarkMetric.custom("clients' CPU meanwhile (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let wakeUp = [answered, p0, p50, p99, max, bytesPerClient, serverCPU, clientCPU]
 
     static func requests(_ resource: String, _ server: String) -> BenchmarkMetric {
         .custom("\(resource): \(server) req/s", polarity: .prefersLarger, useScalingFactor: false)
@@ -76,7 +78,14 @@ enum ServerMetric {
         .custom("\(resource): ratio to nginx ×1000", polarity: .prefersLarger, useScalingFactor: false)
     }
 
-    static let throughput = ["changes", "original", "thumbnail"].flatMap { [requests($0, "photosync"), requests($0, "nginx"), ratio($0)] }
+    /// The server's CPU time per request during the wrk run, in nanoseconds.
+    static func cpuPerRequest(_ resource: String, _ server: String) -> BenchmarkMetric {
+        .custom("\(resource): \(server) CPU ns/request", polarity: .prefersSmaller, useScalingFactor: false)
+    }
+
+    static let throughput = ["changes", "original", "thumbnail"].flatMap {
+        [requests($0, "photosync"), requests($0, "nginx"), ratio($0), cpuPerRequest($0, "photosync"), cpuPerRequest($0, "nginx")]
+    }
 }
 
 /// 10,000 waiting clients of one kind: connected, counted by the server as waiting, then one commit.
@@ -99,14 +108,16 @@ func measureWakeUp(_ benchmark: Benchmark, stream: Bool) async throws {
         return
     }
     let waiting = host.residentBytes
+    let (serverStart, clientStart) = (host.cpuTime, ProcessCPU.own)
     benchmark.startMeasurement()
     try await library.performChanges(author: "benchmark") { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Now") }
     let committed = ContinuousClock.now
     _ = ServerFixture.waitUntil(seconds: 60) { clients.arrivedCount == ServerFixture.clients }
     benchmark.stopMeasurement()
+    let (serverCPU, clientCPU) = (host.cpuTime - serverStart, ProcessCPU.own - clientStart)
     let delays = clients.delays(since: committed)
     await clients.closeAll()
-    func microseconds(_ duration: Duration) -> Int { Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000) }
+    let microseconds = ProcessCPU.microseconds
     benchmark.measurement(ServerMetric.answered, delays.count)
     if !delays.isEmpty {
         benchmark.measurement(ServerMetric.p0, microseconds(delays[0]))
@@ -115,9 +126,11 @@ func measureWakeUp(_ benchmark: Benchmark, stream: Bool) async throws {
         benchmark.measurement(ServerMetric.max, microseconds(delays[delays.count - 1]))
     }
     benchmark.measurement(ServerMetric.bytesPerClient, (waiting - before) / ServerFixture.clients)
+    benchmark.measurement(ServerMetric.serverCPU, microseconds(serverCPU))
+    benchmark.measurement(ServerMetric.clientCPU, microseconds(clientCPU))
     print("""
         \(stream ? "event streams" : "long-polls"): \(delays.count) answered; p50 \(delays.isEmpty ? "-" : "\(delays[delays.count / 2])"), \
-        p99 \(delays.isEmpty ? "-" : "\(delays[delays.count * 99 / 100])"); server RSS \(before / 1024) KiB → \(waiting / 1024) KiB; \
+        p99 \(delays.isEmpty ? "-" : "\(delays[delays.count * 99 / 100])"); CPU: server \(serverCPU), clients \(clientCPU); server RSS \(before / 1024) KiB → \(waiting / 1024) KiB; \
         load average \(ServerFixture.loadAverage)
         """)
 }

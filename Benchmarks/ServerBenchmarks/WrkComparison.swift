@@ -36,12 +36,9 @@ enum WrkComparison {
         for (name, ours, theirs) in [("changes", changesPath, "/changes.json"), ("original", originalPath, "/original.jpg"),
                                      ("thumbnail", location, "/thumbnail.jpg")]
         {
-            let server = try wrk("http://127.0.0.1:\(host.port)\(ours)")
-            let reference = try wrk("http://127.0.0.1:\(nginx.port)\(theirs)")
-            benchmark.measurement(ServerMetric.requests(name, "photosync"), Int(server))
-            benchmark.measurement(ServerMetric.requests(name, "nginx"), Int(reference))
-            benchmark.measurement(ServerMetric.ratio(name), Int(server / reference * 1000))
-            print("\(name): photosync \(Int(server)) req/s, nginx \(Int(reference)) req/s, ratio \(String(format: "%.2f", server / reference)); load average \(ServerFixture.loadAverage)")
+            let server = try measure("http://127.0.0.1:\(host.port)\(ours)") { host.cpuTime }
+            let reference = try measure("http://127.0.0.1:\(nginx.port)\(theirs)") { nginx.cpuTime }
+            report(name, server, reference, benchmark)
         }
         benchmark.stopMeasurement()
     }
@@ -59,8 +56,42 @@ enum WrkComparison {
         return file
     }
 
-    /// Requests per second of one wrk run.
-    static func wrk(_ url: String) throws -> Double {
+    /// One wrk run against a server, and the CPU time the server used meanwhile.
+    struct Run {
+        let requestsPerSecond: Double
+        let requests: Int
+        let serverCPU: Duration
+        /// wrk's own CPU time: when it nears the wall time × the cores, the client is the bottleneck.
+        let clientCPU: Duration
+
+        /// The server's CPU time per request, in microseconds.
+        var cpuPerRequest: Double { Double(ProcessCPU.microseconds(serverCPU)) / Double(max(requests, 1)) }
+    }
+
+    private static func measure(_ url: String, cpu: () -> Duration) throws -> Run {
+        let (start, clientStart) = (cpu(), ProcessCPU.reapedChildren)
+        let (rate, requests) = try wrk(url)
+        return Run(requestsPerSecond: rate, requests: requests, serverCPU: cpu() - start, clientCPU: ProcessCPU.reapedChildren - clientStart)
+    }
+
+    private static func report(_ name: String, _ server: Run, _ reference: Run, _ benchmark: Benchmark) {
+        let ratio = server.requestsPerSecond / reference.requestsPerSecond
+        benchmark.measurement(ServerMetric.requests(name, "photosync"), Int(server.requestsPerSecond))
+        benchmark.measurement(ServerMetric.requests(name, "nginx"), Int(reference.requestsPerSecond))
+        benchmark.measurement(ServerMetric.ratio(name), Int(ratio * 1000))
+        benchmark.measurement(ServerMetric.cpuPerRequest(name, "photosync"), Int(server.cpuPerRequest * 1000))
+        benchmark.measurement(ServerMetric.cpuPerRequest(name, "nginx"), Int(reference.cpuPerRequest * 1000))
+        print("""
+            \(name): photosync \(Int(server.requestsPerSecond)) req/s, nginx \(Int(reference.requestsPerSecond)) req/s, \
+            ratio \(String(format: "%.2f", ratio)); server CPU per request: photosync \(String(format: "%.1f", server.cpuPerRequest)) µs, \
+            nginx \(String(format: "%.1f", reference.cpuPerRequest)) µs (ratio \(String(format: "%.2f", reference.cpuPerRequest / server.cpuPerRequest))); \
+            wrk's CPU \(server.clientCPU) and \(reference.clientCPU) in \(duration) each; \
+            load average \(ServerFixture.loadAverage)
+            """)
+    }
+
+    /// Requests per second and requests of one wrk run.
+    static func wrk(_ url: String) throws -> (Double, Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
         process.arguments = ["-t2", "-c\(connections)", "-d\(duration)", url]
@@ -69,12 +100,12 @@ enum WrkComparison {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        let errors = text.split(separator: "\n").first { $0.contains("Non-2xx") }
-        if let errors { print("wrk \(url): \(errors)") }
-        for line in text.split(separator: "\n") where line.hasPrefix("Requests/sec:") {
-            return Double(line.split(separator: " ").last ?? "") ?? 0
-        }
-        return 0
+        let lines = text.split(separator: "\n")
+        if let errors = lines.first(where: { $0.contains("Non-2xx") || $0.contains("Socket errors") }) { print("wrk \(url): \(errors)") }
+        let rate = lines.first { $0.hasPrefix("Requests/sec:") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        // "  123456 requests in 8.00s, 1.23GB read"
+        let requests = lines.first { $0.contains(" requests in ") }.flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        return (rate, requests)
     }
 }
 
@@ -117,6 +148,9 @@ final class Nginx {
             throw HostProcess.HostFailed()
         }
     }
+
+    /// The CPU time of nginx's master and workers.
+    var cpuTime: Duration { ProcessCPU.timeWithChildren(of: process.processIdentifier) }
 
     func stop() {
         kill(process.processIdentifier, SIGTERM)

@@ -7,8 +7,8 @@ import Testing
 
 /// API keys and their levels, CORS, the options' checks.
 @Suite struct AccessTests {
-    /// A server with three keys: `reader` (read), `phone` (add-only), `admin` (read-write); their secrets.
-    static func serverWithKeys(_ body: (LiveServer, [String: String]) async throws -> Void) async throws {
+    /// Three keys: `reader` (read), `phone` (add-only), `admin` (read-write); their secrets by name.
+    static func threeKeys() -> (keys: [APIKey], secrets: [String: String]) {
         var keys: [APIKey] = []
         var secrets: [String: String] = [:]
         for (name, level) in [("reader", AccessLevel.read), ("phone", .addOnly), ("admin", .readWrite)] {
@@ -16,6 +16,12 @@ import Testing
             keys.append(key)
             secrets[name] = secret
         }
+        return (keys, secrets)
+    }
+
+    /// A server with the three keys; their secrets by name.
+    static func serverWithKeys(_ body: (LiveServer, [String: String]) async throws -> Void) async throws {
+        let (keys, secrets) = threeKeys()
         try await withServer(ServerOptions(keys: keys)) { server in try await body(server, secrets) }
     }
 

@@ -3,6 +3,9 @@ import PhotoLibrary
 import PhotosyncServer
 import PhotosyncWire
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `GET /healthz` and `GET /metrics`.
 @Suite struct MetricsTests {
@@ -41,6 +44,30 @@ import Testing
             #expect(text.contains(#"photosync_http_request_duration_seconds_count{route="/v1/changes",method="GET"} 1"#))
             #expect(text.contains("photosync_last_scan_duration_seconds{root=\"\(folder.path)\"}"))
             #expect(text.contains("# TYPE photosync_commits_total counter"))
+        }
+    }
+
+    @Test(
+        "A client that goes away while it waits stops being counted at once, not at the next heartbeat",
+        arguments: ["stream", "long-poll"])
+    func departedClientsLeaveTheCount(kind: String) async throws {
+        // Heartbeats a minute apart: without watching the connection, the server would notice the client's
+        // departure only at a failed write (the next heartbeat), or at the long-poll's end.
+        try await withServer(ServerOptions(heartbeatInterval: .seconds(60))) { server in
+            let client = Client(server)
+            let start = try await client.token()
+            let (target, gauge) = kind == "stream"
+                ? ("/v1/changes/stream?since=\(start)", "photosync_sse_clients")
+                : ("/v1/changes?since=\(start)&wait=55", "photosync_longpoll_waiting")
+            let socket = try #require(RawHTTP.openRequest(port: server.port, target: target))
+            #expect(await waitUntil { (try? await metric(client, gauge)) == 1 })
+            close(socket)
+            #expect(await waitUntil(seconds: 10) { (try? await metric(client, gauge)) == 0 })
+            // The server still serves (the connection's watch left nothing behind that fails).
+            let again = try #require(RawHTTP.openRequest(port: server.port, target: target))
+            #expect(await waitUntil { (try? await metric(client, gauge)) == 1 })
+            close(again)
+            #expect(await waitUntil(seconds: 10) { (try? await metric(client, gauge)) == 0 })
         }
     }
 }

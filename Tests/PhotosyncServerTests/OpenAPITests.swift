@@ -14,13 +14,8 @@ import Testing
     @Test("Every endpoint's responses match the document, and every documented operation and status (but 503, 507) is exercised — the three access levels at every operation")
     func responsesMatchTheDocument() async throws {
         let recorder = SampleRecorder()
-        var keys: [APIKey] = []
-        var secrets: [AccessLevel: String] = [:]
-        for (name, level) in [("tour", AccessLevel.readWrite), ("reader", .read), ("phone", .addOnly)] {
-            let (key, secret) = APIKey.generate(name: name, level: level)
-            keys.append(key)
-            secrets[level] = secret
-        }
+        let (keys, names) = AccessTests.threeKeys()
+        let secrets: [AccessLevel: String] = [.read: names["reader"]!, .addOnly: names["phone"]!, .readWrite: names["admin"]!]
         let options = ServerOptions(keys: keys, maximumUploadSize: 100_000, heartbeatInterval: .milliseconds(100))
         let document = try await withServer(options) { server in
             let client = Client(server, key: secrets[.readWrite], recorder: recorder)
@@ -49,6 +44,7 @@ import Testing
         #expect(try await client.get("/healthz").status == 200)
         #expect(try await client.get("/metrics").status == 200)
         try await client.get("/healthz?x=1").expectError(400, "invalidRequest")
+        try await galleryTour(client)
         let folder = server.directory.appending(path: "Pictures")
         try FileManager.default.createDirectory(at: folder.appending(path: "Family"), withIntermediateDirectories: true)
         try Fixtures.sample("Family/IMG_2001.jpg").write(to: folder.appending(path: "Family/IMG_2001.jpg"))
@@ -109,6 +105,22 @@ import Testing
         #expect(await waitUntil { (try? await client.with(key: secret).get("/v1/changes?since=\(start)").status) == 410 })
         try await client.get("/v1/changes?since=\(start)").expectError(410, "tokenExpired")
         try await client.get("/v1/changes/stream?since=\(start)").expectError(410, "tokenExpired")
+    }
+}
+
+extension OpenAPITests {
+    /// The web gallery's page and files: HTML, scripts, styles — documented with their media types.
+    fileprivate func galleryTour(_ client: Client) async throws {
+        let page = try await client.get("/")
+        let tag = try #require(page.header("ETag"))
+        try await client.get("/", headers: [("If-None-Match", tag)]).expectStatus(304)
+        let files = try #require(page.text.firstMatch(of: /gallery\/[0-9a-f]{16}/)).output
+        for name in ["app.js", "gallery.css", "icon.svg"] {
+            let file = try await client.get("/\(files)/\(name)")
+            try file.expectStatus(200)
+            if name == "app.js" { try await client.get("/\(files)/\(name)", headers: [("If-None-Match", try #require(file.header("ETag")))]).expectStatus(304) }
+        }
+        try await client.get("/gallery/0000000000000000/app.js").expectError(404, "notFound")
     }
 }
 

@@ -117,6 +117,29 @@ import Testing
 
 /// Requests that try to reach files outside the library and its mirrored folders.
 @Suite struct TraversalTests {
+    /// Mirrors `Pictures/top.jpg` and `Pictures/Trip/inside.jpg`, then plants symbolic links: the file replaced by
+    /// a link to `Outside/secret.jpg`, the directory by a link to `Outside` (holding `inside.jpg`) — the outside
+    /// files made by `outside` from the mirrored ones. The assets, as the API listed them before.
+    static func mirrorThenPlantLinks(
+        _ server: LiveServer, top: Data, inside: Data, outside: (URL) throws -> Data
+    ) async throws -> [Wire.Asset] {
+        let manager = FileManager.default
+        let folder = server.directory.appending(path: "Pictures"), elsewhere = server.directory.appending(path: "Outside")
+        try manager.createDirectory(at: folder.appending(path: "Trip"), withIntermediateDirectories: true)
+        try top.write(to: folder.appending(path: "top.jpg"))
+        try inside.write(to: folder.appending(path: "Trip/inside.jpg"))
+        _ = try await FolderMirror(library: server.library, root: folder).scan()
+        let assets = try await Client(server).get("/v1/assets").decode(Wire.AssetPage.self).assets
+        try manager.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try outside(folder.appending(path: "top.jpg")).write(to: elsewhere.appending(path: "secret.jpg"))
+        try outside(folder.appending(path: "Trip/inside.jpg")).write(to: elsewhere.appending(path: "inside.jpg"))
+        try manager.removeItem(at: folder.appending(path: "top.jpg"))
+        try manager.createSymbolicLink(at: folder.appending(path: "top.jpg"), withDestinationURL: elsewhere.appending(path: "secret.jpg"))
+        try manager.removeItem(at: folder.appending(path: "Trip"))
+        try manager.createSymbolicLink(at: folder.appending(path: "Trip"), withDestinationURL: elsewhere)
+        return assets
+    }
+
     @Test("Paths with .., encoded slashes and dots, or NUL reach no file: 404 or 400, never bytes")
     func pathTricks() async throws {
         try await OriginalTests.mirroredServer(count: 1) { server, _, _ in
@@ -139,24 +162,12 @@ import Testing
     func plantedSymbolicLinks() async throws {
         try await withServer { server in
             let client = Client(server)
-            let folder = server.directory.appending(path: "Pictures")
-            try FileManager.default.createDirectory(at: folder.appending(path: "Trip"), withIntermediateDirectories: true)
-            try Fixtures.jpeg("top").write(to: folder.appending(path: "top.jpg"))
-            try Fixtures.jpeg("in trip").write(to: folder.appending(path: "Trip/inside.jpg"))
-            _ = try await FolderMirror(library: server.library, root: folder).scan()
-            let assets = try await client.get("/v1/assets").decode(Wire.AssetPage.self).assets
+            let assets = try await Self.mirrorThenPlantLinks(server, top: Fixtures.jpeg("top"), inside: Fixtures.jpeg("in trip")) { file in
+                // Outside the folder: files with the same names and sizes, secrets.
+                Data(repeating: UInt8(ascii: "S"), count: try Data(contentsOf: file).count)
+            }
             let top = try #require(assets.first { $0.originalFilename == "top.jpg" })
             let inside = try #require(assets.first { $0.originalFilename == "inside.jpg" })
-            // Outside the folder: files with the same names and sizes, secrets.
-            let outside = server.directory.appending(path: "Outside")
-            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-            try Data(repeating: UInt8(ascii: "S"), count: Int(top.fileSize)).write(to: outside.appending(path: "secret.jpg"))
-            try Data(repeating: UInt8(ascii: "S"), count: Int(inside.fileSize)).write(to: outside.appending(path: "inside.jpg"))
-            // The file replaced by a link to a secret; the directory replaced by a link to a directory of secrets.
-            try FileManager.default.removeItem(at: folder.appending(path: "top.jpg"))
-            try FileManager.default.createSymbolicLink(at: folder.appending(path: "top.jpg"), withDestinationURL: outside.appending(path: "secret.jpg"))
-            try FileManager.default.removeItem(at: folder.appending(path: "Trip"))
-            try FileManager.default.createSymbolicLink(at: folder.appending(path: "Trip"), withDestinationURL: outside)
             for asset in [top, inside] {
                 let reply = try await client.get("/v1/assets/\(segment(asset.localIdentifier))/original")
                 try reply.expectError(404, "notFound")
@@ -169,21 +180,12 @@ import Testing
     func plantedSymbolicLinksAndThumbnails() async throws {
         try await withServer { server in
             let client = Client(server)
-            let folder = server.directory.appending(path: "Pictures")
-            try FileManager.default.createDirectory(at: folder.appending(path: "Trip"), withIntermediateDirectories: true)
-            try Fixtures.sample("Family/IMG_2001.jpg").write(to: folder.appending(path: "top.jpg"))
-            try Fixtures.sample("Family/IMG_2002.jpg").write(to: folder.appending(path: "Trip/inside.jpg"))
-            _ = try await FolderMirror(library: server.library, root: folder).scan()
-            let assets = try await client.get("/v1/assets").decode(Wire.AssetPage.self).assets
-            // Outside the folder: private photos, exact copies of the mirrored files (same sizes), renderable.
-            let outside = server.directory.appending(path: "Private")
-            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: folder.appending(path: "top.jpg"), to: outside.appending(path: "secret.jpg"))
-            try FileManager.default.copyItem(at: folder.appending(path: "Trip/inside.jpg"), to: outside.appending(path: "inside.jpg"))
-            try FileManager.default.removeItem(at: folder.appending(path: "top.jpg"))
-            try FileManager.default.createSymbolicLink(at: folder.appending(path: "top.jpg"), withDestinationURL: outside.appending(path: "secret.jpg"))
-            try FileManager.default.removeItem(at: folder.appending(path: "Trip"))
-            try FileManager.default.createSymbolicLink(at: folder.appending(path: "Trip"), withDestinationURL: outside)
+            let assets = try await Self.mirrorThenPlantLinks(
+                server, top: try Fixtures.sample("Family/IMG_2001.jpg"), inside: try Fixtures.sample("Family/IMG_2002.jpg")
+            ) { file in
+                // Outside the folder: private photos, exact copies of the mirrored files (same sizes), renderable.
+                try Data(contentsOf: file)
+            }
             for asset in assets {
                 let redirect = try await client.get("/v1/assets/\(segment(asset.localIdentifier))/thumbnail?size=24")
                 let location = try #require(redirect.header("Location"), "\(redirect.status) \(redirect.text)")

@@ -172,9 +172,8 @@ struct MirrorWriterTests {
         let held = Gate()
         let release = Gate()
         let patientWriting = Gate()
-        // The first scan stops at its first progress report (after its walk) until released — on a thread of its
-        // own, so that its wait holds none of the threads the other tests run on.
-        let firstScan = Task(executorPreference: QueueExecutor(label: "first scan")) {
+        // The first scan stops at its first progress report (after its walk) until released.
+        let firstScan = Task {
             try await first.scan { _ in
                 held.open()
                 release.wait()

@@ -43,12 +43,7 @@ public struct ChangeToken: Sendable, Hashable, Comparable, Codable, CustomString
     }
 
     /// The string form: ``data`` in unpadded base64url (55 characters), safe in URLs, file names and shells.
-    public var stringValue: String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    public var stringValue: String { TokenText.encode([UInt8](data)) }
 
     public var description: String { stringValue }
 
@@ -80,6 +75,10 @@ public struct ChangeToken: Sendable, Hashable, Comparable, Codable, CustomString
     ///
     /// - Throws: ``PhotoLibraryError/undecodableChangeToken(reason:)`` for anything else.
     public init(string: String) throws(PhotoLibraryError) {
+        if string.utf8.count <= 128, let bytes = TokenText.decodeCanonical(string) {
+            try self.init(data: Data(bytes))
+            return
+        }
         let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.count <= 128 else { throw .undecodableChangeToken(reason: "too long to be a token") }
         var base64 = trimmed.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

@@ -32,8 +32,8 @@ struct ThumbnailsController: Sendable {
     }
 
     /// The file a rendition of the asset's current version is made from (its edit when it has one), and that
-    /// file's hash.
-    private func source(of asset: Asset) throws(APIError) -> (hash: String, file: URL?) {
+    /// file's hash; the file's URL only when `withFile` (making it costs more than the rest).
+    private func source(of asset: Asset, withFile: Bool) throws(APIError) -> (hash: String, file: URL?) {
         if asset.hasAdjustments {
             do {
                 if let edit = try environment.library.fetchAdjustment(for: asset) { return (edit.renderedContentHash, edit.renderedFileURL) }
@@ -42,10 +42,10 @@ struct ThumbnailsController: Sendable {
             }
         }
         guard let hash = asset.contentHash else { throw .notFound("asset \(asset.localIdentifier) has no content hash yet") }
-        return (hash, asset.fileURL(in: environment.library))
+        return (hash, withFile ? asset.fileURL(in: environment.library) : nil)
     }
 
-    private func sourceHash(of asset: Asset) throws(APIError) -> String { try source(of: asset).hash }
+    private func sourceHash(of asset: Asset) throws(APIError) -> String { try source(of: asset, withFile: false).hash }
 
     /// Checks, before a render, that the file it reads is served by the same rule as an original (see
     /// ``LibraryFiles``): a regular file, reached without a final symbolic link, inside the library's store
@@ -56,7 +56,7 @@ struct ThumbnailsController: Sendable {
     /// The image manager opens the path again after this check: a link planted in between, and removed
     /// again before ``confirmUnchanged(_:file:)``, is the remaining window.
     private func confinedSource(of asset: Asset) throws(APIError) -> (file: OpenFile, path: String) {
-        guard let url = try source(of: asset).file else { throw .notFound("asset \(asset.localIdentifier) has no file") }
+        guard let url = try source(of: asset, withFile: true).file else { throw .notFound("asset \(asset.localIdentifier) has no file") }
         let roots = try environment.headCache.roots(head: environment.feed.head.sequence).allowed
         let what = "the file of asset \(asset.localIdentifier)"
         return (try environment.files.open(url.path, roots: roots, what: what), url.path)

@@ -13,8 +13,8 @@ import Synchronization
 /// O(*n*) continuation resumptions, not *n* reads.
 ///
 /// Waiters are plain continuations with a deadline (a dispatch timer each, so a suspended request holds no
-/// task of its own), released by a commit, their deadline, their task's cancellation, or ``stop()`` — the
-/// server's graceful shutdown, which answers every waiter at once.
+/// task of its own), released by a commit, their deadline, their task's cancellation, their client's
+/// departure, or ``stop()`` — the server's graceful shutdown, which answers every waiter at once.
 final class ChangeFeed: Service, Sendable {
     /// Why a wait ended.
     enum Wake: Sendable, Equatable {
@@ -24,6 +24,8 @@ final class ChangeFeed: Service, Sendable {
         case timedOut
         /// The server is shutting down: answer now.
         case stopping
+        /// The client has gone (``ClientDeparture``): nobody to answer.
+        case departed
     }
 
     /// Who waits, for the metrics of clients waiting.
@@ -74,13 +76,19 @@ final class ChangeFeed: Service, Sendable {
         state.withLock { $0.waiters.values.count { $0.kind == kind } }
     }
 
-    /// Suspends until the head passes `sequence`, `deadline` passes, the task is cancelled, or the feed stops.
+    /// Suspends until the head passes `sequence`, `deadline` passes, the task is cancelled, the client departs,
+    /// or the feed stops.
     ///
-    /// Returns at once when the head is already past `sequence` or the feed is stopping.
+    /// Returns at once when the head is already past `sequence`, the feed is stopping, or the client has gone.
     ///
-    /// - Parameter query: what the waiter asks once woken; when the head moves, the feed computes the pages
-    ///   of its waiters' questions before waking them (``ChangePages/prefetch(_:head:)``).
-    func wait(after sequence: Int64, until deadline: ContinuousClock.Instant, kind: WaiterKind, query: ChangeQuery? = nil) async -> Wake {
+    /// - Parameters:
+    ///   - query: what the waiter asks once woken; when the head moves, the feed computes the pages of its
+    ///     waiters' questions before waking them (``ChangePages/prefetch(_:head:)``).
+    ///   - departure: the watch on the waiter's client, which ends the wait with ``Wake/departed``.
+    func wait(
+        after sequence: Int64, until deadline: ContinuousClock.Instant, kind: WaiterKind, query: ChangeQuery? = nil,
+        departure: ClientDeparture? = nil
+    ) async -> Wake {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -98,6 +106,7 @@ final class ChangeFeed: Service, Sendable {
                     continuation.resume(returning: immediate)
                     return
                 }
+                departure?.onDeparture { [self] in resume(id, with: .departed) }
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 let nanoseconds = max(0, min(remaining.components.seconds, 86_400) * 1_000_000_000
                     + remaining.components.attoseconds / 1_000_000_000)

@@ -18,7 +18,8 @@ import ServiceLifecycle
 /// The token is checked before the stream starts: an expired token is a 410, an invalid one a 400, never an
 /// event inside a 200. If the history stops reaching the stream's position later (only an explicit expiry
 /// can do that), the stream ends; the client's reconnection then gets the 410. On shutdown the stream ends
-/// cleanly, after a comment saying so.
+/// cleanly, after a comment saying so. A client that goes away is noticed as soon as its connection's input
+/// ends (``ClientDeparture``), not only at the next heartbeat's failed write.
 struct EventStream: Sendable {
     let environment: ServerEnvironment
 
@@ -31,21 +32,26 @@ struct EventStream: Sendable {
     /// Events read per page.
     static let pageSize = 256
 
-    /// The response for a stream starting after `query.since`.
+    /// The response for a stream starting after `query.since`, on the connection `channel` (watched for the
+    /// client's departure while the stream waits: ``ClientDeparture``).
     ///
     /// - Throws: ``APIError`` for a token the history can't continue from (410, 400).
-    func respond(_ query: ChangeQuery) async throws(APIError) -> Response {
+    func respond(_ query: ChangeQuery, channel: any Channel) async throws(APIError) -> Response {
         let first = try await pages.page(query, head: feed.head.sequence)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"  // nginx: don't buffer the stream
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await stream(query, first: first, to: &writer)
+            let departure = await ClientDeparture.watch(channel)
+            defer { departure?.end() }
+            try await stream(query, first: first, departure: departure, to: &writer)
         })
     }
 
-    private func stream(_ query: ChangeQuery, first: ChangePage, to writer: inout any ResponseBodyWriter) async throws {
+    private func stream(
+        _ query: ChangeQuery, first: ChangePage, departure: ClientDeparture?, to writer: inout any ResponseBodyWriter
+    ) async throws {
         metrics.streamOpened()
         defer { metrics.streamClosed() }
         try await writer.write(ByteBuffer(string: "retry: 1000\n: photosync change stream\n\n"))
@@ -57,7 +63,8 @@ struct EventStream: Sendable {
             cursor = page.end
             if !page.hasMore || feed.isStopping {
                 let wake = await withGracefulShutdownHandler {
-                    await feed.wait(after: cursor.sequence, until: .now + heartbeat, kind: .eventStream, query: query.from(cursor))
+                    await feed.wait(
+                        after: cursor.sequence, until: .now + heartbeat, kind: .eventStream, query: query.from(cursor), departure: departure)
                 } onGracefulShutdown: {
                     feed.stop()
                 }
@@ -70,6 +77,8 @@ struct EventStream: Sendable {
                     continue streaming
                 case .stopping:
                     try await writer.write(ByteBuffer(string: ": the server is shutting down\n\n"))
+                    break streaming
+                case .departed:
                     break streaming
                 }
             }

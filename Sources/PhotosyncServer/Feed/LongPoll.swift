@@ -20,6 +20,9 @@ import ServiceLifecycle
 /// **Filters.** Changes by `excludeAuthor` authors don't end the wait, but the answer's token moves past
 /// them, so a filtering client never falls out of the retention window.
 ///
+/// **Departures.** A client that goes away while its request waits is noticed as soon as its connection's
+/// input ends (``ClientDeparture``): its wait ends then, not at the next heartbeat.
+///
 /// **Shutdown.** When the server shuts down, every waiting request is answered at once with what the
 /// history holds then — usually no change, and the current token.
 struct LongPoll: Sendable {
@@ -37,15 +40,25 @@ struct LongPoll: Sendable {
         case stopping
     }
 
-    /// The response to `query`, waiting up to `wait` for a change.
+    /// The response to `query`, waiting up to `wait` for a change, on the connection `channel` (watched for the
+    /// client's departure while the request waits: ``ClientDeparture``).
     ///
     /// - Throws: ``APIError`` for a token the history can't continue from, before anything is sent.
-    func respond(_ query: ChangeQuery, wait: Duration) async throws(APIError) -> Response {
+    func respond(_ query: ChangeQuery, wait: Duration, channel: any Channel) async throws(APIError) -> Response {
         let first = try await pages.page(query, head: feed.head.sequence)
         guard first.isEmpty, wait > .zero else { return answer(first, feed: "poll") }
         let deadline = ContinuousClock.now + wait
         var position = query.from(first.end)
-        switch try await waitForChange(&position, until: min(deadline, .now + heartbeat)) {
+        let departure = await ClientDeparture.watch(channel)
+        let outcome: Outcome
+        do {
+            outcome = try await waitForChange(&position, until: min(deadline, .now + heartbeat), departure: departure)
+        } catch {
+            departure?.end()
+            throw error
+        }
+        if outcome != .timedOut || ContinuousClock.now >= deadline { departure?.end() }
+        switch outcome {
         case .page(let page):
             return answer(page, feed: "longpoll")
         case .stopping:
@@ -61,7 +74,8 @@ struct LongPoll: Sendable {
         headers[.cacheControl] = "no-store"
         let waiting = position
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await keepWaiting(waiting, until: deadline, writer: &writer)
+            defer { departure?.end() }
+            try await keepWaiting(waiting, until: deadline, departure: departure, writer: &writer)
         })
     }
 
@@ -71,12 +85,14 @@ struct LongPoll: Sendable {
     }
 
     /// The streamed part of a long wait: a space per heartbeat, then the page.
-    private func keepWaiting(_ query: ChangeQuery, until deadline: ContinuousClock.Instant, writer: inout any ResponseBodyWriter) async throws {
+    private func keepWaiting(
+        _ query: ChangeQuery, until deadline: ContinuousClock.Instant, departure: ClientDeparture?, writer: inout any ResponseBodyWriter
+    ) async throws {
         var position = query
         var outcome: Outcome = .timedOut
         repeat {
             try await writer.write(ByteBuffer(string: " "))
-            outcome = try await waitForChange(&position, until: min(deadline, .now + heartbeat))
+            outcome = try await waitForChange(&position, until: min(deadline, .now + heartbeat), departure: departure)
         } while outcome == .timedOut && ContinuousClock.now < deadline
         let page: ChangePage
         if case .page(let found) = outcome {
@@ -89,20 +105,24 @@ struct LongPoll: Sendable {
         try await writer.finish(nil)
     }
 
-    /// Waits on the feed until a page after `position` holds a change, or `deadline`, or shutdown. Pages
-    /// holding only changes left out for their author move `position` past them and the wait goes on.
-    private func waitForChange(_ position: inout ChangeQuery, until deadline: ContinuousClock.Instant) async throws(APIError) -> Outcome {
+    /// Waits on the feed until a page after `position` holds a change, or `deadline`, or shutdown, or the
+    /// client's departure (answered like a shutdown: what the history holds, written to nobody or to a
+    /// half-closed connection). Pages holding only changes left out for their author move `position` past
+    /// them and the wait goes on.
+    private func waitForChange(
+        _ position: inout ChangeQuery, until deadline: ContinuousClock.Instant, departure: ClientDeparture?
+    ) async throws(APIError) -> Outcome {
         while true {
             let since = position.since.sequence
             let question = position
             let wake = await withGracefulShutdownHandler {
-                await feed.wait(after: since, until: deadline, kind: .longPoll, query: question)
+                await feed.wait(after: since, until: deadline, kind: .longPoll, query: question, departure: departure)
             } onGracefulShutdown: {
                 feed.stop()
             }
             switch wake {
             case .timedOut: return .timedOut
-            case .stopping: return .stopping
+            case .stopping, .departed: return .stopping
             case .changed:
                 let page = try await pages.page(position, head: feed.head.sequence)
                 if !page.isEmpty { return .page(page) }

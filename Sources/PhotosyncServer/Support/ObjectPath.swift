@@ -32,7 +32,7 @@ struct ObjectPath {
     static func segments(_ context: APIRequestContext) throws(APIError) -> [String] {
         var segments: [String] = []
         for raw in context.parameters.getCatchAll() {
-            guard let decoded = String(raw).removingPercentEncoding else {
+            guard let decoded = PercentEncoding.decode(raw) else {
                 throw .invalidRequest("the path segment \"\(raw)\" is not valid percent-encoding")
             }
             guard !decoded.utf8.contains(0) else { throw .invalidRequest("the path holds a NUL character") }

@@ -30,21 +30,41 @@ enum RawHTTP {
         }
     }
 
-    /// Everything the server sent before closing, or before `timeout` seconds (a stream, a long-poll).
-    private static func send(_ request: Data, port: Int, timeout: Double) -> Data {
+    /// A connection that has sent `GET target` and is left open, its answer unread: the client of a waiting
+    /// request, which the test then makes go away with `close`. Nil when the connection or the send failed.
+    static func openRequest(port: Int, target: String) -> Int32? {
+        guard let socket = connect(port: port) else { return nil }
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
+    private static func connect(port: Int) -> Int32? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return Data() }
-        defer { close(socket) }
-        var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        guard socket >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return Data() }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
+    /// Everything the server sent before closing, or before `timeout` seconds (a stream, a long-poll).
+    private static func send(_ request: Data, port: Int, timeout: Double) -> Data {
+        guard let socket = connect(port: port) else { return Data() }
+        defer { close(socket) }
+        var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         let sent = request.withUnsafeBytes { bytes -> Bool in
             var done = 0
             while done < bytes.count {

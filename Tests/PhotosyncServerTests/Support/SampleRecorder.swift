@@ -27,6 +27,7 @@ final class SampleRecorder: Sendable {
     static func template(_ path: String) -> String {
         let bare = String(path.prefix { $0 != "?" })
         if bare.hasPrefix("/v1/renditions/") { return "/v1/renditions/{id}/{hash}/{file}" }
+        if bare.hasPrefix("/gallery/") { return "/gallery/{version}/{name}" }
         for (prefix, actions) in [("/v1/assets/", ["original", "thumbnail"]), ("/v1/albums/", ["assets"])] where bare.hasPrefix(prefix) {
             let rest = bare.dropFirst(prefix.count)
             for action in actions where rest.hasSuffix("/" + action) { return prefix + "{id}/" + action }
