@@ -64,16 +64,16 @@ final class CommandRun: Sendable {
     /// How often a wait re-checks the journal by itself when no commit notification arrives:
     /// `$PHOTOSYNC_COMMIT_POLL_INTERVAL` in seconds (`off`: notifications alone), else the library's default.
     ///
-    /// - Throws: ``CommandFailure`` (usage) for a value that is neither `off` nor a positive number of seconds.
+    /// - Throws: ``CommandFailure`` (usage) for a value that is neither `off` nor a number of seconds in (0, 86400].
     static func commitPollInterval(_ environment: [String: String]) throws -> Duration? {
         guard let text = environment["PHOTOSYNC_COMMIT_POLL_INTERVAL"], !text.isEmpty else {
             return PhotoLibrary.Options().commitPollInterval
         }
         if text.lowercased() == "off" { return nil }
-        guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
             throw CommandFailure(
                 .usage, code: "usage",
-                "PHOTOSYNC_COMMIT_POLL_INTERVAL is \"\(text)\": write a number of seconds above 0, or off")
+                "PHOTOSYNC_COMMIT_POLL_INTERVAL is \"\(text)\": write a number of seconds above 0 and at most 86400, or off")
         }
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }

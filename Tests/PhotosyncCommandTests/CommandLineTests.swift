@@ -119,7 +119,7 @@ import Testing
         let cli = Photosync()
         defer { cli.cleanUp() }
         try cli.run("init")
-        for value in ["abc", "0", "-1", "inf"] {
+        for value in ["abc", "0", "-1", "inf", "nan", "1e300"] {
             let result = try cli.run(["token"], environment: ["PHOTOSYNC_COMMIT_POLL_INTERVAL": value])
             #expect(result.status == 2, "\(value): \(result.stderr)")
             #expect(result.stderr.contains("PHOTOSYNC_COMMIT_POLL_INTERVAL"), "\(result.stderr)")

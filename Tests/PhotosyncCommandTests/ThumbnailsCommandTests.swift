@@ -69,17 +69,19 @@ import Glibc
         let full = try cli.run("thumbnails", "--sizes", "200,210,220,230,240,250", "--json").json()
         #expect(full["state"] as? String == "finished")
         let everything = Self.renditionBytes(cli)
-        // A budget below what is cached: evicted down to it, then a pre-render that stops before passing it.
-        let budget = everything / 4
+        // A budget below what is cached: evicted down to it, and what the run renders keeps within it (it stops
+        // at the budget, or renditions are evicted).
+        let budget = everything / 2
         let limited = try cli.run("thumbnails", "--sizes", "300,310,320,330,340,350", "--cache-budget", "\(budget)", "--json")
         #expect(limited.status == 0, "\(limited.stderr)")
-        #expect(try limited.json()["state"] as? String == "cacheFull", "\(limited.stdout)")
+        #expect(["cacheFull", "finished"].contains(try limited.json()["state"] as? String), "\(limited.stdout)")
         #expect(Self.renditionBytes(cli) <= budget)
-        // A later run without the option (as the daemon's) keeps to the stored budget.
-        let later = try cli.run("thumbnails", "--sizes", "400,410,420,430,440,450", "--json").json()
-        #expect(later["state"] as? String == "cacheFull", "\(later)")
-        #expect(Self.renditionBytes(cli) <= budget)
-        #expect(try cli.run("status").stdout.contains("thumbnails --cache-budget"))
+        // A later run without the option (as the daemon's) keeps to the stored budget, though what it would render
+        // is several times that.
+        let sizes = stride(from: 40, through: 100, by: 4).map(String.init).joined(separator: ",")
+        let later = try cli.run("thumbnails", "--sizes", sizes, "--json")
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(Self.renditionBytes(cli) <= budget, "\(Self.renditionBytes(cli)) bytes for a budget of \(budget)")
     }
 
     @Test func aProgressBarOnATerminalAndNoneOtherwise() throws {
