@@ -14,7 +14,9 @@ struct HeldFilesTests {
         box.write("a.jpg", Media.jpeg(1))
         box.write("b.jpg", Media.jpeg(2))
         let outside = box.base.appending(path: "outside.jpg").path
-        let mirror = try box.mirror()  // settle 1 s
+        // A settle window far wider than the gap: on a starved machine the test's 400 ms sleep stretched past a
+        // 1 s window (the run took 37 s), and a file outside the tree for longer than the window is rightly gone.
+        let mirror = try box.mirror { $0.settleInterval = .seconds(3) }
         try await whileWatching(mirror) {
             try await mirror.sync()
             let before = try box.assetsByPath().mapValues(\.localIdentifier)
