@@ -265,10 +265,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryTests",
-            dependencies: [
-                "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
+            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom"],
             swiftSettings: strict
         ),
         // The HTTP API against a live server on 127.0.0.1, with AsyncHTTPClient; other processes commit.
