@@ -99,22 +99,7 @@ struct ServeOptions: ParsableArguments {
     var maxUploadSize = "4G"
 
     func validate() throws {
-        guard Self.byteCount(maxUploadSize) != nil else {
-            throw ValidationError("--max-upload-size must be a size in bytes, or with K, M or G (it was \"\(maxUploadSize)\")")
-        }
-    }
-
-    /// `text` as a number of bytes: `1048576`, `512K`, `100M`, `4G`.
-    static func byteCount(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = text.uppercased()
-        var unit: Int64 = 1
-        if let last = digits.last, let multiplier = units[last] {
-            unit = multiplier
-            digits.removeLast()
-        }
-        guard let count = Int64(digits), count > 0, count <= Int64.max / unit else { return nil }
-        return count * unit
+        try SizeArgument.validate(maxUploadSize, option: "--max-upload-size")
     }
 
     /// `[HOST:]PORT`, as a usage error when it is no address.
@@ -131,7 +116,7 @@ struct ServeOptions: ParsableArguments {
             do { keys = try AuthFile.load(URL(fileURLWithPath: authFile)) } catch { throw CommandFailure(error.description) }
         }
         let serverOptions = ServerOptions(
-            host: host, port: port, keys: keys, corsOrigins: Set(corsOrigins), maximumUploadSize: Self.byteCount(maxUploadSize) ?? 4 << 30)
+            host: host, port: port, keys: keys, corsOrigins: Set(corsOrigins), maximumUploadSize: SizeArgument.bytes(maxUploadSize) ?? 4 << 30)
         let access = keys.map { "\($0.count) API keys" } ?? "no API keys: loopback only"
         do {
             return try buildApplication(library: library, options: serverOptions, metrics: metrics, logger: logger) { bound in

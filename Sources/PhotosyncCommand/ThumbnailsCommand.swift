@@ -57,9 +57,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64 (it was \(jobs))") }
-        if let cacheBudget, ServeOptions.byteCount(cacheBudget) == nil {
-            throw ValidationError("--cache-budget must be a size in bytes, or with K, M or G (it was \"\(cacheBudget)\")")
-        }
+        if let cacheBudget { try SizeArgument.validate(cacheBudget, option: "--cache-budget") }
     }
 
     func run() async throws {
@@ -74,7 +72,7 @@ struct ThumbnailsCommand: AsyncParsableCommand {
             let prerender = PrerenderRun(
                 library: library, selection: selection, sizes: sizes.sizes, contentMode: rendition.mode,
                 format: rendition.outputFormat(), jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                cacheBudget: cacheBudget.flatMap(ServeOptions.byteCount))
+                cacheBudget: cacheBudget.flatMap(SizeArgument.bytes))
             let outcome = Mutex<Result<Wire.Prerender, any Error>?>(nil)
             let service = MirrorService {
                 if stopWhenStdinCloses { ParentLifeline.stopWhenStandardInputCloses() }

@@ -1,4 +1,5 @@
 import Foundation
+import LibraryTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -38,14 +39,7 @@ enum Processes {
         func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
         /// Waits for the exit (blocking a thread of its own, not the cooperative pool); its status.
-        func exitStatus() async -> Int32 {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    self.process.waitUntilExit()
-                    continuation.resume(returning: self.process.terminationStatus)
-                }
-            }
-        }
+        func exitStatus() async -> Int32 { await process.exitStatus() }
     }
 
     /// Runs a program to its end.
