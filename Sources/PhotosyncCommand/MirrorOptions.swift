@@ -20,8 +20,16 @@ struct MirrorOptions: ParsableArguments {
         """)
     var acceptDeviceChange = false
 
+    @Option(name: .customLong("open-file-settle"), help: ArgumentHelp(
+        "Seconds of quiet after which a file some process still holds open for writing is read anyway.",
+        valueName: "seconds"))
+    var openFileSettle: Double = 30
+
     func validate() throws {
         guard (0...1).contains(maximumDeletionShare) else { throw ValidationError("--max-deletion-share must be between 0 and 1") }
+        guard openFileSettle >= 0 && openFileSettle <= 86_400 else {
+            throw ValidationError("--open-file-settle must be between 0 and 86400 seconds (a day)")
+        }
     }
 
     func mirrorOptions(logger: Logger) -> FolderMirrorOptions {
@@ -29,6 +37,7 @@ struct MirrorOptions: ParsableArguments {
         options.allowMassDeletion = allowMassDeletion
         options.maximumDeletionShare = maximumDeletionShare
         options.acceptRootDeviceChange = acceptDeviceChange
+        options.openFileSettleInterval = .milliseconds(Int64(openFileSettle * 1000))
         return options
     }
 }
