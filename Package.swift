@@ -96,6 +96,7 @@ let package = Package(
                 "ContentHash",
                 "IndexDiff",
                 "FetchPredicate",
+                "FolderWatch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, for reads that hand column bytes over without making strings.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

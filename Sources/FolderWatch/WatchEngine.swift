@@ -22,12 +22,7 @@ final class WatchEngine {
     }
 
     /// One `inotify_event` as read.
-    struct RawEvent {
-        let watch: Int32
-        let mask: UInt32
-        let cookie: UInt32
-        let name: String
-    }
+    typealias RawEvent = InotifyReader.Record
 
     /// The first half of a rename (`IN_MOVED_FROM`).
     struct PendingMove {
@@ -45,7 +40,8 @@ final class WatchEngine {
     }
 
     let root: String
-    let descriptor: Int32
+    let inotify: InotifyReader
+    var descriptor: Int32 { inotify.descriptor }
     let options: FolderWatchOptions
     let continuation: AsyncStream<FolderWatchEvent>.Continuation
     let control: WatcherControl
@@ -81,9 +77,9 @@ final class WatchEngine {
         self.options = options
         self.continuation = continuation
         self.control = control
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard descriptor >= 0 else {
-            let code = errno
+        let inotify: InotifyReader
+        do { inotify = try InotifyReader() } catch {
+            let code = error.code
             throw FolderWatchError(
                 kind: .inotifyUnavailable, path: givenPath, errno: code,
                 message: code == EMFILE
@@ -91,11 +87,11 @@ final class WatchEngine {
                         + "(\(Self.readSysctl("max_user_instances").map(String.init) ?? "?")) is reached"
                     : "cannot create an inotify instance")
         }
-        self.descriptor = descriptor
-        let rootDescriptor = inotify_add_watch(descriptor, root, InotifyMask.directoryWatch & ~UInt32(IN_DONT_FOLLOW))
-        guard rootDescriptor >= 0 else {
-            let code = errno
-            close(descriptor)
+        self.inotify = inotify
+        let rootDescriptor: Int32
+        do { rootDescriptor = try inotify.addWatch(root, mask: InotifyMask.directoryWatch & ~UInt32(IN_DONT_FOLLOW)) } catch {
+            let code = error.code
+            inotify.close()
             switch code {
             case ENOENT: throw FolderWatchError(kind: .rootMissing, path: givenPath, errno: code, message: "the folder does not exist")
             case ENOTDIR: throw FolderWatchError(kind: .notADirectory, path: givenPath, errno: code, message: "not a folder")
@@ -119,7 +115,7 @@ final class WatchEngine {
     /// descriptor (which removes every watch) and finishes the stream.
     func run() {
         defer {
-            close(descriptor)
+            inotify.close()
             control.watchedDirectories.store(0, ordering: .relaxed)
             continuation.finish()
         }
@@ -168,24 +164,21 @@ final class WatchEngine {
     /// One read(2) of the inotify descriptor, translated; whether it returned events.
     private func readOnce(_ buffer: inout UnsafeMutableRawBufferPointer) -> Bool {
         writeSuppressed = false
-        let count = read(descriptor, buffer.baseAddress, buffer.count)
-        if count > 0 {
-            batch += 1
-            process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        lastAppended = nil
+        batch += 1  // Before the records: a rename's first half remembers the read that delivered it.
+        switch inotify.read(into: &buffer, { receive($0) }) {
+        case .records:
+            #if DEBUG
+            if tree.count <= 4096 { tree.checkInvariants() }  // Debug builds only; bounded so big trees stay usable.
+            #endif
             let deadline = ContinuousClock.now + options.moveGracePeriod
             for cookie in pendingMoves.keys where pendingMoves[cookie]?.batch == batch {
                 pendingMoves[cookie]?.deadline = deadline
             }
             return true
+        case .bufferGrown: return true  // The next event did not fit (a long name): read again.
+        case .empty: return false
         }
-        if count < 0 && errno == EINVAL {
-            // The next event does not fit (a long name): grow the buffer, and read again.
-            let larger = buffer.count * 2
-            buffer.deallocate()
-            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: larger, alignment: 8)
-            return true
-        }
-        return false
     }
 
     /// How long the reader pauses after a read that only repeated writes already reported.
@@ -206,26 +199,6 @@ final class WatchEngine {
         if remaining <= .zero { return 0 }
         let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: milliseconds + 1)
-    }
-
-    /// Parses one read(2) of `inotify_event` records.
-    private func process(_ bytes: UnsafeRawBufferPointer) {
-        lastAppended = nil
-        var offset = 0
-        while offset + 16 <= bytes.count, !isFinished {
-            let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-            let cookie = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-            let nameStart = offset + 16
-            let nameEnd = min(bytes.count, nameStart + length)
-            let name = String(decoding: bytes[nameStart..<nameEnd].prefix { $0 != 0 }, as: UTF8.self)
-            receive(RawEvent(watch: watch, mask: mask, cookie: cookie, name: name))
-            offset = nameStart + length
-        }
-        #if DEBUG
-        if tree.count <= 4096 { tree.checkInvariants() }  // Debug builds only; bounded so big trees stay usable.
-        #endif
     }
 
     // MARK: - Translating one event
@@ -510,9 +483,9 @@ final class WatchEngine {
             reportLimit(kernel: false)
             return .limited
         }
-        let watch = inotify_add_watch(descriptor, absolutePath(path), InotifyMask.directoryWatch)
-        guard watch >= 0 else {
-            let code = errno
+        let watch: Int32
+        do { watch = try inotify.addWatch(absolutePath(path), mask: InotifyMask.directoryWatch) } catch {
+            let code = error.code
             switch code {
             case ENOSPC:
                 reportLimit(kernel: true)
@@ -623,7 +596,7 @@ final class WatchEngine {
     }
 
     private func removeWatches(_ descriptors: some Sequence<Int32>) {
-        for watch in descriptors { inotify_rm_watch(descriptor, watch) }
+        for watch in descriptors { inotify.removeWatch(watch) }
     }
 
     private func absolutePath(_ path: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import FolderWatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -144,35 +145,33 @@ final class CommitNotifier: Sendable {
             return true
         }
         guard start else { return }
-        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        if fd >= 0 {
-            let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MODIFY)
-            if inotify_add_watch(fd, directory.path, mask) < 0 {
-                close(fd)
-                startPolling(inotifyFD: -1)
-                return
-            }
+        // Watched before the first waiter suspends: a commit after its check of the database is never missed.
+        let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MODIFY)
+        var inotify = try? InotifyReader()
+        if let reader = inotify, (try? reader.addWatch(directory.path, mask: mask)) == nil {
+            reader.close()
+            inotify = nil
         }
-        startPolling(inotifyFD: fd)
+        startPolling(inotify)
     }
 
     /// The watcher thread: blocks in poll(2) on the inotify descriptor; wakes waiters on a notification and,
-    /// as a safety net, once per ``pollInterval`` when nothing arrives.
-    private func startPolling(inotifyFD: Int32) {
+    /// as a safety net, once per ``pollInterval`` when nothing arrives (without inotify: only then).
+    private func startPolling(_ inotify: InotifyReader?) {
         let stopFD = stopPipe.read
         let timeout = pollInterval.map { interval in
             Int32(clamping: max(1, interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
         } ?? -1
         let thread = Thread { [weak self] in
             defer {
-                if inotifyFD >= 0 { close(inotifyFD) }
+                inotify?.close()
                 if stopFD >= 0 { close(stopFD) }
             }
             var fds = [
-                pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: inotify?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
             ]
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+            var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
             defer { buffer.deallocate() }
             while true {
                 fds[0].revents = 0
@@ -180,24 +179,8 @@ final class CommitNotifier: Sendable {
                 let ready = poll(&fds, 2, timeout)
                 if fds[1].revents != 0 { return }
                 guard let self else { return }
-                if ready > 0 && fds[0].revents != 0 {
-                    var relevant = false
-                    while true {
-                        let count = read(inotifyFD, buffer.baseAddress, buffer.count)
-                        if count <= 0 { break }
-                        var offset = 0
-                        while offset + 16 <= count {
-                            let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
-                            let nameStart = offset + 16
-                            if length > 0 {
-                                let nameBytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<min(count, nameStart + length)])
-                                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                                if name == Self.fileName { relevant = true }
-                            }
-                            offset = nameStart + length
-                        }
-                    }
-                    if relevant { self.signal() }
+                if ready > 0, fds[0].revents != 0, let inotify {
+                    if Self.readNotifications(inotify, into: &buffer) { self.signal() }
                 } else if ready == 0 {
                     self.signal()  // Safety net: waiters re-check the database.
                 }
@@ -205,5 +188,12 @@ final class CommitNotifier: Sendable {
         }
         thread.name = "photosync.commit-notifier"
         thread.start()
+    }
+
+    /// Reads every waiting inotify record; whether one concerned the notification file.
+    private static func readNotifications(_ inotify: InotifyReader, into buffer: inout UnsafeMutableRawBufferPointer) -> Bool {
+        var relevant = false
+        while inotify.read(into: &buffer, { if $0.name == fileName { relevant = true } }) != .empty {}
+        return relevant
     }
 }
