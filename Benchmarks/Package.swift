@@ -54,6 +54,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
             ],
             path: "SyncBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -67,6 +68,24 @@ let package = Package(
             ],
             path: "ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "SyncFixtures",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+            ],
+            path: "SyncFixtures"
+        ),
+        // Not a benchmark: a driver for callgrind (see SyncProfile/main.swift).
+        .executableTarget(
+            name: "SyncProfile",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
+            ],
+            path: "SyncProfile"
         ),
         // The HTTP API under load (loopback): waiting clients and wrk against nginx; the server in a process of its own.
         .executableTarget(
