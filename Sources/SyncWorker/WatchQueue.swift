@@ -78,15 +78,23 @@ final class WatchQueue: Sendable {
 
     /// Takes what is ready: the groups that settled, or everything when a cookie came (a barrier).
     ///
+    /// A cookie whose file is gone is dropped, and makes no barrier: a pass already recorded it (a scan's walk
+    /// meets the cookies in the root, and the pass removes them once recorded), or its waiter gave up. Taking
+    /// everything then would judge a file that left the tree a moment ago gone at once, with no hold — and
+    /// the barrier its waiter asked for was given by that pass.
+    ///
     /// - Parameters:
     ///   - settle: how long a group must be quiet (``FolderMirrorOptions/settleInterval``).
     ///   - openLimit: how long a file written and not closed must be quiet
     ///     (``FolderMirrorOptions/openFileSettleInterval``).
     ///   - requestMarker: asks the watcher for a marker (``FolderWatcher/requestMarker()``).
+    ///   - cookieExists: whether a cookie's file is still in the root.
     func take(
-        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration, requestMarker: @escaping @Sendable () -> UInt64
+        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration, requestMarker: @escaping @Sendable () -> UInt64,
+        cookieExists: (String) -> Bool
     ) -> Taken {
         state.withLock { state in
+            if !state.cookies.isEmpty { state.cookies.removeAll { !cookieExists($0) } }
             let isBarrier = !state.cookies.isEmpty
             let ready = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
             let round = WatchRound(
