@@ -210,7 +210,7 @@ extension FolderMirror {
         do {
             if !paths.isEmpty {
                 let (_, retry) = try await engine.reconcile(paths: paths, round: taken.round, onBatch: loop.onBatch)
-                queue.retry(retry)
+                queue.retry(retry, of: taken.round)
             } else if await engine.holdsFiles {
                 _ = try await engine.releaseHeldFiles(round: taken.round, onBatch: loop.onBatch)
             }

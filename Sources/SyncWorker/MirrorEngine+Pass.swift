@@ -91,7 +91,7 @@ extension MirrorEngine {
             return pass.summary
         }
         try commitReplacingFiles(&pass, onBatch: onBatch)
-        let deletions = resolveVanished(pass.sources.unclaimedGone, policy: policy, clearsHeld: isFullScan && scope == [""])
+        let deletions = resolveVanished(pass.sources.unclaimedGone, policy: policy, retried: pass.retry, clearsHeld: isFullScan && scope == [""])
         var summary = pass.summary
         try commitDeletions(
             deletions, mirroredCount: mirroredCount, filesFound: filesFound, into: &summary, progress: progress, onBatch: onBatch)
@@ -328,13 +328,17 @@ extension MirrorEngine {
 
     /// What to delete now of the files that vanished: all of them for a scan; for a watch round, those
     /// ``HeldFiles`` no longer holds.
-    private func resolveVanished(_ vanished: [MirroredFile], policy: VanishedPolicy, clearsHeld: Bool) -> [MirroredFile] {
+    ///
+    /// - Parameter retried: the paths the pass could not reconcile (still being written): pending again for a
+    ///   watch round, and counted as such by the hold.
+    private func resolveVanished(_ vanished: [MirroredFile], policy: VanishedPolicy, retried: [String], clearsHeld: Bool) -> [MirroredFile] {
         switch policy {
         case .delete:
             if clearsHeld { heldFiles = HeldFiles() }
             return vanished
-        case .hold(let round):
+        case .hold(let taken):
             guard let model else { return vanished }
+            let round = taken.retrying(retried)
             return heldFiles.settle(
                 vanished: vanished, round: round, model: model, root: root, limit: heldFileLimit,
                 pendingInodes: { pendingInodes(round) })

@@ -96,9 +96,10 @@ final class WatchQueue: Sendable {
         state.withLock { state in
             if !state.cookies.isEmpty { state.cookies.removeAll { !cookieExists($0) } }
             let isBarrier = !state.cookies.isEmpty
-            let ready = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
+            let taken = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
             let round = WatchRound(
                 pendingFloor: state.pending.floor, stillPending: state.pending.isEmpty ? [] : state.pending.paths,
+                taken: Dictionary(taken.lazy.map { ($0.path, $0.sequence) }, uniquingKeysWith: min),
                 lastMarker: state.lastMarker, requestMarker: requestMarker, isBarrier: isBarrier, now: now)
             defer {
                 state.cookies = []
@@ -107,7 +108,7 @@ final class WatchQueue: Sendable {
                 state.watchLimit = nil
             }
             return Taken(
-                ready: ready, round: round, cookies: state.cookies, rescans: state.rescans,
+                ready: taken.map(\.path), round: round, cookies: state.cookies, rescans: state.rescans,
                 ignoreRulesChanged: state.ignoreRulesChanged, rootGone: state.rootGone, finished: state.finished,
                 watchLimit: state.watchLimit)
         }
@@ -123,9 +124,12 @@ final class WatchQueue: Sendable {
         state.withLock { ($0.lastMarker?.id ?? 0) >= marker || $0.finished }
     }
 
-    /// Marks paths again, to be reconciled once quiet (files that were still being written).
-    func retry(_ paths: [String], at now: ContinuousClock.Instant = .now) {
+    /// Marks paths again, to be reconciled once quiet (files that were still being written), each with the
+    /// sequence number of the path `round` took it with (``PendingPaths/retry(_:sequence:at:)``).
+    func retry(_ paths: [String], of round: WatchRound, at now: ContinuousClock.Instant = .now) {
         guard !paths.isEmpty else { return }
-        state.withLock { state in for path in paths { state.pending.touch(path, at: now) } }
+        state.withLock { state in
+            for path in paths { state.pending.retry(path, sequence: round.sequence(takenWith: path), at: now) }
+        }
     }
 }

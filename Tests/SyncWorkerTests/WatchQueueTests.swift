@@ -46,4 +46,30 @@ struct WatchQueueTests {
             at: now + .seconds(1), settle: .seconds(1), openLimit: .seconds(30), requestMarker: { 2 }, cookieExists: { _ in true })
         #expect(!later.round.isBarrier && later.ready == ["a.jpg"])
     }
+
+    @Test("A path retried (still being written) keeps the sequence number it was taken with: the floor the held files wait for does not pass it, in its own round or later ones")
+    func retriedPathKeepsItsNumber() throws {
+        let start = ContinuousClock.now
+        let queue = WatchQueue()
+        queue.add(.fileChanged("slow.jpg"), at: start)
+        queue.add(.removed("p.jpg"), at: start + .milliseconds(500))
+        let settle = Duration.seconds(1)
+        let first = queue.take(
+            at: start + settle, settle: settle, openLimit: .seconds(30), requestMarker: { 1 }, cookieExists: { _ in true })
+        #expect(first.ready == ["slow.jpg"])
+        let slow = try #require(first.round.sequence(takenWith: "slow.jpg"))
+        let removed = try #require(first.round.pendingFloor)
+        #expect(slow < removed)
+        // The round found slow.jpg still being written: it counts as pending for the files this round holds…
+        #expect(first.round.retrying(["slow.jpg"]).pendingFloor == slow)
+        #expect(first.round.retrying(["other.jpg"]).pendingFloor == removed, "a path the round did not take")
+        // …and for later rounds, with its old number.
+        queue.retry(["slow.jpg"], of: first.round, at: start + settle)
+        let second = queue.take(
+            at: start + settle + .milliseconds(500), settle: settle, openLimit: .seconds(30), requestMarker: { 2 },
+            cookieExists: { _ in true })
+        #expect(second.ready == ["p.jpg"])
+        #expect(second.round.pendingFloor == slow)
+        #expect(second.round.stillPending == ["slow.jpg"])
+    }
 }
