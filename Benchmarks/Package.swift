@@ -65,6 +65,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "PhotoImaging", package: "photosync"),
+                "FixtureFolders",
             ],
             path: "ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -74,9 +75,12 @@ let package = Package(
             dependencies: [
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "SyncWorker", package: "photosync"),
+                "FixtureFolders",
             ],
             path: "SyncFixtures"
         ),
+        // The fixture folders' builder, shared by SyncFixtures and ImagingBenchmarks.
+        .target(name: "FixtureFolders", path: "FixtureFolders"),
         // Not a benchmark: a driver for callgrind (see SyncProfile/main.swift).
         .executableTarget(
             name: "SyncProfile",

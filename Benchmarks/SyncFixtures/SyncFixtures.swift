@@ -1,4 +1,5 @@
 // Generated trees for the sync worker's benchmarks and its profile driver, built once and kept in /tmp.
+import FixtureFolders
 import Foundation
 @_spi(Benchmarks) public import PhotoLibrary
 import SyncWorker
@@ -63,17 +64,7 @@ public enum SyncFixtures {
         return try PhotoLibrary(url: url)
     }
 
-    static func build(_ name: String, _ fill: (URL) throws -> Void) -> URL {
-        let root = base.appending(path: name)
-        let done = base.appending(path: name + ".complete")
-        if !FileManager.default.fileExists(atPath: done.path) {
-            try? FileManager.default.removeItem(at: root)
-            try! FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try! fill(root)
-            _ = FileManager.default.createFile(atPath: done.path, contents: nil)
-        }
-        return root
-    }
+    static func build(_ name: String, _ fill: (URL) throws -> Void) -> URL { FixtureFolder.make(name, in: base, fill) }
 
     /// A new library in a temporary directory: the library and the directory to remove afterwards.
     public static func temporaryLibrary() throws -> (PhotoLibrary, URL) {
