@@ -267,7 +267,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryTests",
-            dependencies: ["PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom"],
+            dependencies: [
+                "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         // The HTTP API against a live server on 127.0.0.1, with AsyncHTTPClient; other processes commit.

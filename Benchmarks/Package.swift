@@ -54,6 +54,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
             ],
             path: "SyncBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -64,9 +65,31 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PhotoLibrary", package: "photosync"),
                 .product(name: "PhotoImaging", package: "photosync"),
+                "FixtureFolders",
             ],
             path: "ImagingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "SyncFixtures",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+                "FixtureFolders",
+            ],
+            path: "SyncFixtures"
+        ),
+        // The fixture folders' builder, shared by SyncFixtures and ImagingBenchmarks.
+        .target(name: "FixtureFolders", path: "FixtureFolders"),
+        // Not a benchmark: a driver for callgrind (see SyncProfile/main.swift).
+        .executableTarget(
+            name: "SyncProfile",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "SyncWorker", package: "photosync"),
+                "SyncFixtures",
+            ],
+            path: "SyncProfile"
         ),
         // The HTTP API under load (loopback): waiting clients and wrk against nginx; the server in a process of its own.
         .executableTarget(

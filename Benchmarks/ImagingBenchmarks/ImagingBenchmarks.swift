@@ -3,6 +3,7 @@
 // `convert -thumbnail`. Per-core figures run one render at a time with VIPS_CONCURRENCY=1 on both sides;
 // batch figures use both cores (two renders at once; two vipsthumbnail processes).
 import Benchmark
+import FixtureFolders
 import Foundation
 import PhotoImaging
 import Synchronization
@@ -51,17 +52,7 @@ enum ImagingFixtures {
         for path in channels + [thumbnail] { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    private static func build(_ name: String, _ fill: (URL) throws -> Void) -> URL {
-        let root = base.appending(path: name)
-        let done = base.appending(path: name + ".complete")
-        if !FileManager.default.fileExists(atPath: done.path) {
-            try? FileManager.default.removeItem(at: root)
-            try! FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try! fill(root)
-            _ = FileManager.default.createFile(atPath: done.path, contents: nil)
-        }
-        return root
-    }
+    private static func build(_ name: String, _ fill: (URL) throws -> Void) -> URL { FixtureFolder.make(name, in: base, fill) }
 
     static func files(_ directory: URL) -> [String] {
         (try! FileManager.default.contentsOfDirectory(atPath: directory.path)).filter { !$0.hasPrefix(".") }.sorted()

@@ -9,7 +9,7 @@ import Foundation
 /// - any of the timed forms followed by `Z`, `+02:00`, `-0530` or `+02`: at that UTC offset.
 ///
 /// Whole seconds are computed exactly; a fraction `.f` with n digits adds `Double(f) / 10^n`.
-enum DateLiteral {
+package enum DateLiteral {
     /// Parses a date string, or returns nil if it is malformed or names a date that does not exist
     /// (e.g. February 30th).
     static func parse(_ text: String, timeZone: TimeZone) -> Date? {
@@ -157,8 +157,8 @@ enum DateLiteral {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The proleptic Gregorian date of a number of days since 1970-01-01.
-    static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    /// The proleptic Gregorian date of a number of days since 1970-01-01. (Also PhotoLibrary's moment day keys.)
+    package static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

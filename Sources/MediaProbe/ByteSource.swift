@@ -11,8 +11,9 @@ protocol ByteSource {
     /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`; returns how many (fewer at the
     /// end or on a read error).
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
-    /// Whether each read costs a system call, so that small reads are better served from a read-ahead page.
-    var prefersReadAhead: Bool { get }
+    /// Whether a read of `count` bytes at `offset` costs a system call, so that small reads there are better
+    /// served from a read-ahead page.
+    func prefersReadAhead(at offset: Int64, count: Int) -> Bool
 }
 
 extension ByteSource {
@@ -30,7 +31,7 @@ extension ByteSource {
 struct MemorySource: ByteSource {
     let bytes: [UInt8]
     var size: Int64 { Int64(bytes.count) }
-    var prefersReadAhead: Bool { false }
+    func prefersReadAhead(at offset: Int64, count: Int) -> Bool { false }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
@@ -44,22 +45,35 @@ struct MemorySource: ByteSource {
 }
 
 /// An open file read with `pread`, so no file position is shared and nothing is read that is not asked for.
+///
+/// When the caller has read the file's first bytes already (``head``), reads within them are served from
+/// memory: a probe followed by a hash of the same file reads the head once.
 final class FileSource: ByteSource {
     let descriptor: Int32
     let size: Int64
+    /// The file's first bytes, read by the caller (empty when none were); valid for the source's lifetime.
+    let head: UnsafeRawBufferPointer
     /// The errno of the first failed read (a short read at the end of the file is no error).
     private(set) var readError: Int32?
-    var prefersReadAhead: Bool { true }
+    /// Reads past the head cost a system call each.
+    func prefersReadAhead(at offset: Int64, count: Int) -> Bool {
+        offset < 0 || offset + Int64(count) > Int64(head.count)
+    }
 
-    init(descriptor: Int32, size: Int64) {
+    init(descriptor: Int32, size: Int64, head: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
         self.descriptor = descriptor
         self.size = size
+        self.head = head
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
         let wanted = Int(min(Int64(buffer.count), size - offset))
         var filled = 0
+        if offset < Int64(head.count) {
+            filled = min(wanted, head.count - Int(offset))
+            buffer.baseAddress!.copyMemory(from: head.baseAddress! + Int(offset), byteCount: filled)
+        }
         while filled < wanted {
             let got = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
             if got > 0 {
@@ -135,7 +149,7 @@ final class BoundedReader {
         if granted < wanted { exhausted = true }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted))
         let got: Int
-        if granted < Self.pageSize, source.prefersReadAhead {
+        if granted < Self.pageSize, source.prefersReadAhead(at: offset, count: granted) {
             got = readThroughPage(at: offset, into: target)
         } else {
             got = source.read(at: offset, into: target)

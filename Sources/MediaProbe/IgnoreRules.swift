@@ -177,6 +177,10 @@ public struct IgnoreRules: Sendable {
     /// The pattern that decides a path itself (the last one matching it, negated or not), ignoring its
     /// parent directories; nil if none matches. Useful to explain a decision, like `git check-ignore -v`.
     public func decidingPattern(relativePath: String, isDirectory: Bool) -> IgnorePattern? {
+        // A name alone (what a walk asks about most) is its own one component.
+        if !relativePath.isEmpty, relativePath != ".", !relativePath.utf8.contains(UInt8(ascii: "/")) {
+            return decidingPattern([relativePath], isDirectory: isDirectory)
+        }
         let components = Self.normalize(relativePath).split(separator: "/").map(String.init)
         guard !components.isEmpty else { return nil }
         return decidingPattern(components[...], isDirectory: isDirectory)
@@ -190,7 +194,7 @@ public struct IgnoreRules: Sendable {
     private func decidingPattern(_ components: ArraySlice<String>, isDirectory: Bool) -> IgnorePattern? {
         let basename = Array(components.last!.utf8)
         // From the deepest ignore file containing the path up to the root's, then the defaults.
-        for depth in stride(from: components.count - 1, through: 0, by: -1) {
+        for depth in stride(from: components.count - 1, through: 0, by: -1) where !byDirectory.isEmpty {
             let directory = components.prefix(depth).joined(separator: "/")
             guard let patterns = byDirectory[directory], !patterns.isEmpty else { continue }
             let relative = Array(components.dropFirst(depth).joined(separator: "/").utf8)
@@ -199,7 +203,7 @@ public struct IgnoreRules: Sendable {
                 return pattern
             }
         }
-        let whole = Array(components.joined(separator: "/").utf8)
+        let whole = components.count == 1 ? basename : Array(components.joined(separator: "/").utf8)
         for pattern in defaults.reversed()
         where pattern.matches(relativePath: whole, basename: basename, isDirectory: isDirectory) {
             return pattern

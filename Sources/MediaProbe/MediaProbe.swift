@@ -52,31 +52,44 @@ import Darwin
 public enum MediaProbe {
     /// Probes a file: opens it once, classifies it by content and reads its metadata.
     ///
+    /// With a content-hash option, the file is read from the start into `buffer` (its first megabyte, or all
+    /// of a smaller file) once: the probe reads its headers from there, and the hash goes on from there to the
+    /// end of the file, through the same descriptor and buffer.
+    ///
     /// - Parameters:
     ///   - path: the file.
     ///   - timeZone: the zone in which to interpret wall-clock dates that carry no offset.
     ///   - now: the current time, for the "not in the future" rule (injectable for tests).
     ///   - options: extra work, such as hashing the content through the same descriptor.
+    ///   - buffer: the read buffer of the content hash, for a caller probing many files on one thread (one is
+    ///     allocated for the call when nil).
     /// - Returns: the format (nil when the file is not media) and the metadata (empty when not media).
     /// - Throws: ``ProbeError`` when the file cannot be opened or read, is a directory, or is not a
     ///   regular file.
     public static func probe(
-        fileAt path: String, timeZone: TimeZone = .current, now: Date = Date(), options: ProbeOptions = []
+        fileAt path: String, timeZone: TimeZone = .current, now: Date = Date(), options: ProbeOptions = [],
+        buffer: ProbeBuffer? = nil
     ) throws(ProbeError) -> ProbeResult {
         let file = try OpenFile(path: path)
         defer { file.close() }
-        let source = FileSource(descriptor: file.descriptor, size: file.status.size)
-        let reader = BoundedReader(source)
-        let (format, metadata) = analyze(reader, fileName: path, timeZone: timeZone, now: now)
-        if let error = source.readError { throw ProbeError(path: path, errno: error, operation: "read") }
-        var result = ProbeResult(format: format, metadata: metadata)
-        result.path = path
-        result.file = file.status
-        if options.contains(.contentHash) {
-            result.contentHash = try file.hash()
-            let after = try file.currentStatus()
-            result.changedWhileReading = after != file.status
+        guard options.contains(.contentHash) || options.contains(.contentHashOfMedia) else {
+            let source = FileSource(descriptor: file.descriptor, size: file.status.size)
+            let (format, metadata) = analyze(BoundedReader(source), fileName: path, timeZone: timeZone, now: now)
+            if let error = source.readError { throw ProbeError(path: path, errno: error, operation: "read") }
+            return ProbeResult(path: path, file: file.status, format: format, metadata: metadata)
         }
+        let buffer = buffer ?? ProbeBuffer()
+        let head = try file.read(into: buffer.bytes)
+        let source = FileSource(descriptor: file.descriptor, size: file.status.size, head: UnsafeRawBufferPointer(rebasing: buffer.bytes[..<head]))
+        let (format, metadata) = analyze(BoundedReader(source), fileName: path, timeZone: timeZone, now: now)
+        if let error = source.readError { throw ProbeError(path: path, errno: error, operation: "read") }
+        var result = ProbeResult(path: path, file: file.status, format: format, metadata: metadata)
+        guard options.contains(.contentHash) || format != nil else { return result }
+        // The probe is done with the buffer: the hash takes the head from it, then reads the rest through it.
+        let (hash, length) = try file.hash(head: head, buffer: buffer.bytes)
+        result.contentHash = hash
+        let after = try file.currentStatus()
+        result.changedWhileReading = after != file.status || length != file.status.size
         return result
     }
 
@@ -177,9 +190,33 @@ public struct ProbeOptions: OptionSet, Sendable, Hashable {
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Also hash the whole content (XXH3-128) through the same descriptor, and report whether the file
-    /// changed (size, modification time, inode) while it was read.
+    /// changed (size, modification time, inode, or a length read other than its size) while it was read.
     public static let contentHash = ProbeOptions(rawValue: 1 << 0)
+    /// ``contentHash`` for photos and videos only: a file that is not media is read no further than its
+    /// classification took (a folder's archives and documents are not read whole).
+    public static let contentHashOfMedia = ProbeOptions(rawValue: 1 << 1)
 }
+
+/// The read buffer of probes that hash (``ProbeOptions/contentHash``): 1 MiB, allocated once and reused by a
+/// caller that probes file after file on one thread, rather than allocated for each file.
+///
+/// Not `Sendable`: one probe at a time uses it, on the thread that owns it.
+public final class ProbeBuffer {
+    /// The buffer's size: a file up to this size is read with one `pread`.
+    public static let size = 1 << 20
+
+    let bytes: UnsafeMutableRawBufferPointer
+
+    /// Allocates a buffer.
+    public init() {
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.size, alignment: 64)
+    }
+
+    deinit { bytes.deallocate() }
+}
+
+@available(*, unavailable)
+extension ProbeBuffer: Sendable {}
 
 /// What `fstat` said about a probed file when it was opened.
 public struct FileStatus: Sendable, Hashable {
@@ -235,6 +272,12 @@ public struct ProbeResult: Sendable, Hashable {
     public init(format: MediaFormat?, metadata: MediaMetadata) {
         self.format = format
         self.metadata = metadata
+    }
+
+    init(path: String, file: FileStatus, format: MediaFormat?, metadata: MediaMetadata) {
+        self.init(format: format, metadata: metadata)
+        self.path = path
+        self.file = file
     }
 }
 
@@ -319,12 +362,37 @@ private struct OpenFile {
         return FileStatus(st)
     }
 
-    /// Hashes the whole file through a 1 MiB buffer with positional reads.
-    func hash() throws(ProbeError) -> ContentHash {
+    /// Reads the file from its start into `buffer`, until the buffer is full or the file ends.
+    ///
+    /// - Returns: how many bytes were read.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> Int {
+        let wanted = Int(min(Int64(buffer.count), status.size))
+        var filled = 0
+        while filled < wanted {
+            let count = pread(descriptor, buffer.baseAddress! + filled, wanted - filled, off_t(filled))
+            if count == 0 { break }  // The file shrank.
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ProbeError(path: path, errno: errno, operation: "read")
+            }
+            filled += count
+        }
+        return filled
+    }
+
+    /// Hashes the whole file: its first `head` bytes, held in `buffer`, then — when they filled it — the rest,
+    /// read through `buffer` with positional reads. (A file that grew past a short head since it was opened
+    /// shows in its status after.)
+    ///
+    /// - Returns: the hash and the number of bytes hashed.
+    func hash(head: Int, buffer: UnsafeMutableRawBufferPointer) throws(ProbeError) -> (ContentHash, Int64) {
         var hasher = ContentHasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
-        defer { buffer.deallocate() }
-        var offset: off_t = 0
+        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<head]))
+        var offset = off_t(head)
+        guard head == buffer.count else { return (hasher.finalize(), Int64(offset)) }
+        #if os(Linux)
+        _ = posix_fadvise(descriptor, offset, 0, POSIX_FADV_SEQUENTIAL)
+        #endif
         while true {
             let count = pread(descriptor, buffer.baseAddress, buffer.count, offset)
             if count == 0 { break }
@@ -335,7 +403,7 @@ private struct OpenFile {
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             offset += off_t(count)
         }
-        return hasher.finalize()
+        return (hasher.finalize(), Int64(offset))
     }
 }
 

@@ -9,19 +9,77 @@
 /// - `\x` matches `x` literally; a trailing lone `\` matches nothing.
 ///
 /// Matching is memoised over (pattern position, text position), so it is O(pattern × text) in time.
+///
+/// Before that, a text is checked against the bytes the pattern's first and last elements accept (worked
+/// out once per pattern): most names fail a pattern there, for the price of two table look-ups.
 struct Wildmatch: Sendable, Hashable {
     let pattern: [UInt8]
+    /// The bytes a matching text can start with, and end with; nil when any text may match there (the
+    /// pattern starts, or ends, with a `*`, or ends with a slash that `**/` may skip).
+    private let first: ByteSet?
+    private let last: ByteSet?
 
-    init(_ pattern: some StringProtocol) { self.pattern = Array(pattern.utf8) }
-    init(bytes: [UInt8]) { self.pattern = bytes }
+    init(_ pattern: some StringProtocol) { self.init(bytes: Array(pattern.utf8)) }
+
+    init(bytes: [UInt8]) {
+        pattern = bytes
+        (first, last) = Self.ends(of: bytes)
+    }
 
     func matches(_ text: some StringProtocol) -> Bool { matches(bytes: Array(text.utf8)) }
 
     func matches(bytes text: [UInt8]) -> Bool {
+        if let first, !(text.first.map(first.contains) ?? false) { return false }
+        if let last, !(text.last.map(last.contains) ?? false) { return false }
+        return matchesExhaustively(bytes: text)
+    }
+
+    /// The match itself, without the first- and last-byte check (which never changes its answer).
+    func matchesExhaustively(bytes text: [UInt8]) -> Bool {
         var memo = [UInt8](repeating: 0, count: (pattern.count + 1) * (text.count + 1))  // 0 unknown, 1 no, 2 yes
         var solver = Solver(pattern: pattern, text: text, memo: memo)
         memo = []
         return solver.match(0, 0)
+    }
+
+    /// What the first and the last element of `pattern` accept (see ``first``). A non-`*` element matches
+    /// exactly one byte and none can be skipped — but the slash of a `**/`, which only a `**` precedes — so a
+    /// pattern that does not start with `*` consumes the text's first byte with its first element, and one
+    /// that does not end with `*` (or with a slash) its last byte with its last element. A malformed element
+    /// (an unterminated class, a trailing lone backslash) makes the pattern match nothing: an empty set.
+    private static func ends(of pattern: [UInt8]) -> (ByteSet?, ByteSet?) {
+        let solver = Solver(pattern: pattern, text: [], memo: [])
+        var elements: [ByteSet?] = []  // nil: a star
+        var index = 0
+        while index < pattern.count {
+            var set = ByteSet()
+            switch pattern[index] {
+            case Solver.star:
+                elements.append(nil)
+                index += 1
+                continue
+            case UInt8(ascii: "?"):
+                set = ByteSet(all: true)
+                set.remove(UInt8(ascii: "/"))
+                index += 1
+            case UInt8(ascii: "["):
+                guard let (end, _) = solver.matchClass(at: index, byte: 0) else { return (ByteSet(), ByteSet()) }
+                for byte in 0...UInt8.max where byte != UInt8(ascii: "/") && solver.matchClass(at: index, byte: byte)!.1 {
+                    set.insert(byte)
+                }
+                index = end
+            case Solver.backslash:
+                guard index + 1 < pattern.count else { return (ByteSet(), ByteSet()) }
+                set.insert(pattern[index + 1])
+                index += 2
+            default:
+                set.insert(pattern[index])
+                index += 1
+            }
+            elements.append(set)
+        }
+        let endsWithSlash = elements.last??.isOnly(UInt8(ascii: "/")) ?? false
+        return (elements.first ?? nil, endsWithSlash ? nil : elements.last ?? nil)
     }
 
     private struct Solver {
@@ -29,9 +87,9 @@ struct Wildmatch: Sendable, Hashable {
         let text: [UInt8]
         var memo: [UInt8]
 
-        private static let slash = UInt8(ascii: "/")
-        private static let star = UInt8(ascii: "*")
-        private static let backslash = UInt8(ascii: "\\")
+        static let slash = UInt8(ascii: "/")
+        static let star = UInt8(ascii: "*")
+        static let backslash = UInt8(ascii: "\\")
 
         mutating func match(_ pi: Int, _ ti: Int) -> Bool {
             let key = pi * (text.count + 1) + ti
@@ -82,7 +140,7 @@ struct Wildmatch: Sendable, Hashable {
 
         /// Parses the bracket expression starting at `start` and tests `byte` against it. Returns the pattern
         /// index after the closing `]` and whether it matched; nil when the expression is malformed.
-        private func matchClass(at start: Int, byte: UInt8) -> (Int, Bool)? {
+        func matchClass(at start: Int, byte: UInt8) -> (Int, Bool)? {
             var i = start + 1
             var negated = false
             if i < pattern.count, pattern[i] == UInt8(ascii: "!") || pattern[i] == UInt8(ascii: "^") {
@@ -166,5 +224,56 @@ struct Wildmatch: Sendable, Hashable {
             default: return nil
             }
         }
+    }
+}
+
+/// A set of bytes: 256 bits.
+struct ByteSet: Sendable, Hashable {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init(all: Bool = false) {
+        if all { words = (.max, .max, .max, .max) }
+    }
+
+    func contains(_ byte: UInt8) -> Bool {
+        let bit = UInt64(1) << UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: return words.0 & bit != 0
+        case 1: return words.1 & bit != 0
+        case 2: return words.2 & bit != 0
+        default: return words.3 & bit != 0
+        }
+    }
+
+    mutating func insert(_ byte: UInt8) { update(byte, true) }
+    mutating func remove(_ byte: UInt8) { update(byte, false) }
+
+    /// Whether `byte` is the set's only member.
+    func isOnly(_ byte: UInt8) -> Bool {
+        var only = ByteSet()
+        only.insert(byte)
+        return self == only
+    }
+
+    private mutating func update(_ byte: UInt8, _ member: Bool) {
+        let bit = UInt64(1) << UInt64(byte & 63)
+        func apply(_ word: inout UInt64) { word = member ? word | bit : word & ~bit }
+        switch byte >> 6 {
+        case 0: apply(&words.0)
+        case 1: apply(&words.1)
+        case 2: apply(&words.2)
+        default: apply(&words.3)
+        }
+    }
+
+    static func == (a: ByteSet, b: ByteSet) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
     }
 }

@@ -31,6 +31,12 @@ struct DirectoryTree {
     /// Collections this batch already moved to another folder (or to the top level).
     private var rehomed = Set<String>()
     private let original: [String: MirroredDirectory]
+    /// New assets waiting to be appended to their album, by album, in the order they were added: appended with
+    /// one request per album (a request reads the album's members once), before any other change of album
+    /// membership (``flushAdditions()``).
+    private var additions: [String: [ObjectReference]] = [:]
+    /// The albums of ``additions`` in the order they were first added to.
+    private var additionOrder: [String] = []
 
     init(
         root: String, rootName: String, directories: [String: MirroredDirectory], needs: [String: (album: Bool, folder: Bool)],
@@ -151,10 +157,26 @@ struct DirectoryTree {
         }
     }
 
-    /// Puts a new asset into its directory's album.
+    /// Puts a new asset into its directory's album (at the end of it, after the assets added before).
+    ///
+    /// The additions of a batch are appended together, one request per album (``flushAdditions()``): an
+    /// album's members are read once per batch, not once per file.
     mutating func add(_ asset: String, to directory: String) {
         guard let album = directories[directory]?.albumIdentifier else { return }
-        albumRequest(album)?.addAssets([ObjectReference(localIdentifier: asset)])
+        if additions[album] == nil { additionOrder.append(album) }
+        additions[album, default: []].append(ObjectReference(localIdentifier: asset))
+    }
+
+    /// Appends the assets ``add(_:to:)`` gathered to their albums. Done before any other change of album
+    /// membership, so that every album ends as if each asset had been appended when it was added.
+    mutating func flushAdditions() {
+        guard !additionOrder.isEmpty else { return }
+        for album in additionOrder {
+            guard let assets = additions[album] else { continue }
+            albumRequest(album)?.addAssets(assets)
+        }
+        additions = [:]
+        additionOrder = []
     }
 
     /// Moves an asset from the album it was in to its new directory's album (nothing when it is the same
@@ -164,6 +186,7 @@ struct DirectoryTree {
     ///   (its album went with a directory renamed earlier in the same pass): membership is then taken from
     ///   the library rather than from the directory.
     mutating func move(_ asset: String, fromAlbum oldAlbum: String?, memberOf current: Set<String>? = nil, to directory: String) {
+        flushAdditions()
         let newAlbum = directories[directory]?.albumIdentifier
         if let current {
             let reference = ObjectReference(localIdentifier: asset)
@@ -188,6 +211,7 @@ struct DirectoryTree {
     ///
     /// - Parameter children: the collections a folder holds (as committed before this batch).
     mutating func finish(_ deepestFirst: some Sequence<String>, children: (CollectionList) -> [String] = { _ in [] }) {
+        flushAdditions()
         var deadAlbums: [AssetCollection] = []
         var deadFolders: [CollectionList] = []
         for path in deepestFirst {

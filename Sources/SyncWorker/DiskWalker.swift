@@ -39,14 +39,18 @@ enum FileSystem {
         directory.isEmpty ? name : directory + "/" + name
     }
 
+    /// The directory part of a relative path ("" for a name alone). Split at the last "/" byte, as the
+    /// kernel does — not by characters, which costs a grapheme break check per character (and would not see a
+    /// "/" that a combining mark follows).
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(path[..<slash])
     }
 
+    /// The last component of a relative path, split at the last "/" byte (see ``parent(of:)``).
     static func name(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// `path` itself or anything below it.

@@ -1,18 +1,19 @@
-import ContentHash
 import Foundation
 import MediaProbe
 import PhotoLibrary
 
 /// Probes and hashes one file, with the stat-before/stat-after check.
 enum FileHasher {
-    struct Hashed {
+    struct Hashed: Sendable {
         let path: String
         let stamp: FileStamp
         let hash: String
         let probe: ProbeResult
+        /// The file's URL (made by the thread that read it: the asset's request takes a URL).
+        let url: URL
     }
 
-    enum Outcome {
+    enum Outcome: Sendable {
         case hashed(Hashed)
         /// Not a photo or video (by content).
         case notMedia
@@ -23,12 +24,18 @@ enum FileHasher {
         case unreadable(String)
     }
 
+    /// Probes the file and, when it is media, hashes it through the same descriptor: its first megabyte is
+    /// read once, for both.
+    ///
     /// - Parameters:
     ///   - stamp: the stamp the walk saw; the file must still have it before and after reading.
     ///   - openFileQuiet: a file some process holds open for writing (``OpenWriterCheck``) is still being
     ///     written unless it was last modified at least this long ago (a writer that never closes it); nil
     ///     reads it whatever its writers.
-    static func hash(root: String, path: String, stamp: FileStamp, timeZone: TimeZone, openFileQuiet: Duration? = nil) -> Outcome {
+    ///   - buffer: the read buffer, reused from file to file by the thread calling.
+    static func hash(
+        root: String, path: String, stamp: FileStamp, timeZone: TimeZone, openFileQuiet: Duration? = nil, buffer: ProbeBuffer
+    ) -> Outcome {
         let absolute = root + "/" + path
         // Only a file modified lately can be one still being written (the kernel is asked only then: an
         // existing collection's files cost nothing more).
@@ -37,7 +44,7 @@ enum FileHasher {
         }
         let probe: ProbeResult
         do {
-            probe = try MediaProbe.probe(fileAt: absolute, timeZone: timeZone)
+            probe = try MediaProbe.probe(fileAt: absolute, timeZone: timeZone, options: .contentHashOfMedia, buffer: buffer)
         } catch {
             switch error.reason {
             case .notFound: return .vanished
@@ -45,22 +52,17 @@ enum FileHasher {
             case .permissionDenied, .other: return .unreadable(error.description)
             }
         }
-        guard probe.isMedia else { return .notMedia }
+        guard probe.isMedia, let hash = probe.contentHash else { return .notMedia }
         if let opened = probe.file,
             opened.inode != stamp.inode || opened.size != stamp.size
                 || opened.modificationSeconds * 1_000_000_000 + opened.modificationNanoseconds != stamp.mtimeNs
         {
             return .stillBeingWritten
         }
-        let digest: (hash: ContentHash, byteCount: Int64)
-        do {
-            digest = try ContentHash.ofFile(atPath: absolute)
-        } catch {
-            return error.errno == ENOENT ? .vanished : .unreadable(error.description)
-        }
+        if probe.changedWhileReading { return .stillBeingWritten }
         guard let (after, _) = FileSystem.stamp(absolute) else { return .vanished }
-        guard after == stamp, digest.byteCount == stamp.size else { return .stillBeingWritten }
-        return .hashed(Hashed(path: path, stamp: stamp, hash: digest.hash.description, probe: probe))
+        guard after == stamp else { return .stillBeingWritten }
+        return .hashed(Hashed(path: path, stamp: stamp, hash: hash.description, probe: probe, url: URL(fileURLWithPath: absolute)))
     }
 
     /// Whether the file was modified less than `interval` ago (by the wall clock, as mtime is).

@@ -106,7 +106,7 @@ extension FolderMirror {
             await catchUp(with: watcher, queue: queue)
             let taken = queue.take(
                 at: .now, settle: options.settleInterval, openLimit: options.openFileSettleInterval,
-                requestMarker: { watcher.requestMarker() })
+                requestMarker: { watcher.requestMarker() }, cookieExists: { [root = root.path] in FileSystem.stamp(root + "/" + $0) != nil })
             try report(taken, &loop)
             if let reason = fullRescanReason(taken, loop) {
                 try await fullScan(reason, progress: nil, loop: loop)
@@ -210,7 +210,7 @@ extension FolderMirror {
         do {
             if !paths.isEmpty {
                 let (_, retry) = try await engine.reconcile(paths: paths, round: taken.round, onBatch: loop.onBatch)
-                queue.retry(retry)
+                queue.retry(retry, of: taken.round)
             } else if await engine.holdsFiles {
                 _ = try await engine.releaseHeldFiles(round: taken.round, onBatch: loop.onBatch)
             }

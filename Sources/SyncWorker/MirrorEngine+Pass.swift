@@ -91,7 +91,7 @@ extension MirrorEngine {
             return pass.summary
         }
         try commitReplacingFiles(&pass, onBatch: onBatch)
-        let deletions = resolveVanished(pass.sources.unclaimedGone, policy: policy, clearsHeld: isFullScan && scope == [""])
+        let deletions = resolveVanished(pass.sources.unclaimedGone, policy: policy, retried: pass.retry, clearsHeld: isFullScan && scope == [""])
         var summary = pass.summary
         try commitDeletions(
             deletions, mirroredCount: mirroredCount, filesFound: filesFound, into: &summary, progress: progress, onBatch: onBatch)
@@ -175,47 +175,34 @@ extension MirrorEngine {
     /// Rule 3: reads the files and decides each one, except those replacing a recorded file, which are held
     /// for ``commitReplacingFiles(_:onBatch:)``.
     ///
+    /// The files are read (probed and hashed) ahead, by ``FolderMirrorOptions/fileReaders`` threads
+    /// (``ReadAhead``), and decided here one by one in the order of `toHash`: the batches, their order and what
+    /// they hold are those of reading each file when it comes.
+    ///
     /// - Returns: whether the pass was cancelled (the current batch is then still to commit).
     private func readFiles(
         _ toHash: [(path: String, stamp: FileStamp)], _ pass: inout ReconcilePass,
         progress: (@Sendable (ScanProgress) -> Void)?, onBatch: BatchHandler?
     ) throws(SyncError) -> Bool {
-        for candidate in toHash {
-            if let known = notMedia[candidate.path], known == candidate.stamp { continue }
+        // Files known not to be media, unchanged since: not read again. (Only this loop changes `notMedia`, and
+        // only for its own file: leaving them out first is the same as skipping them as they come.)
+        let files = toHash.filter { candidate in notMedia[candidate.path].map { $0 != candidate.stamp } ?? true }
+        guard !files.isEmpty else { return false }
+        let (root, timeZone, quiet) = (root, library.momentTimeZone, options.openFileSettleInterval)
+        let readAhead = options.fileReaders > 1 && files.count > 1
+            ? ReadAhead(
+                files: files, root: root, timeZone: timeZone, openFileQuiet: quiet, readers: options.fileReaders,
+                window: min(max(options.batchFileLimit, 4 * options.fileReaders), 1024))
+            : nil
+        defer { readAhead?.stop() }
+        let buffer = readAhead == nil ? ProbeBuffer() : nil
+        for candidate in files {
             pass.report.currentPath = candidate.path
             progress?(pass.report)
-            let outcome = FileHasher.hash(
-                root: root, path: candidate.path, stamp: candidate.stamp, timeZone: library.momentTimeZone,
-                openFileQuiet: options.openFileSettleInterval)
-            let kind = Reconciler.Kind(stamp: candidate.stamp, recorded: model?[path: candidate.path])
-            switch outcome {
-            case .hashed(let hashed):
-                notMedia[candidate.path] = nil
-                pass.report.filesHashed += 1
-                pass.report.bytesHashed += hashed.stamp.size
-                pass.batch.counts.filesHashed += 1
-                pass.batch.counts.bytesHashed += hashed.stamp.size
-                if case .replacing = kind {
-                    pass.held.append(.media(hashed))
-                } else {
-                    record(hashed, Reconciler.decide(hashed.path, stamp: hashed.stamp, hash: hashed.hash, kind: kind, sources: &pass.sources), in: &pass.batch)
-                }
-            case .notMedia:
-                notMedia[candidate.path] = candidate.stamp
-                switch kind {
-                case .new: break
-                // A mirrored file replaced by something that is not media is gone as a photo.
-                case .sameFile(let old): pass.sources.add(old, origin: .gone)
-                case .replacing: pass.held.append(.notMedia(candidate.path))
-                }
-            case .stillBeingWritten:
-                pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "still being written"))
-                pass.retry.append(candidate.path)
-            case .vanished:
-                pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "vanished while being read"))
-            case .unreadable(let reason):
-                pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
-            }
+            let outcome = readAhead?.next() ?? FileHasher.hash(
+                root: root, path: candidate.path, stamp: candidate.stamp, timeZone: timeZone, openFileQuiet: quiet,
+                buffer: buffer!)
+            decide(candidate, outcome, &pass)
             if pass.batch.fileCount >= options.batchFileLimit
                 || (pass.batch.fileCount > 0 && ContinuousClock.now - pass.batchStart >= options.batchTimeLimit)
             {
@@ -225,6 +212,39 @@ extension MirrorEngine {
             if Task.isCancelled { return true }
         }
         return false
+    }
+
+    /// Decides one file read by ``readFiles(_:_:progress:onBatch:)``: into the batch, held, or skipped.
+    private func decide(_ candidate: (path: String, stamp: FileStamp), _ outcome: FileHasher.Outcome, _ pass: inout ReconcilePass) {
+        let kind = Reconciler.Kind(stamp: candidate.stamp, recorded: model?[path: candidate.path])
+        switch outcome {
+        case .hashed(let hashed):
+            notMedia[candidate.path] = nil
+            pass.report.filesHashed += 1
+            pass.report.bytesHashed += hashed.stamp.size
+            pass.batch.counts.filesHashed += 1
+            pass.batch.counts.bytesHashed += hashed.stamp.size
+            if case .replacing = kind {
+                pass.held.append(.media(hashed))
+            } else {
+                record(hashed, Reconciler.decide(hashed.path, stamp: hashed.stamp, hash: hashed.hash, kind: kind, sources: &pass.sources), in: &pass.batch)
+            }
+        case .notMedia:
+            notMedia[candidate.path] = candidate.stamp
+            switch kind {
+            case .new: break
+            // A mirrored file replaced by something that is not media is gone as a photo.
+            case .sameFile(let old): pass.sources.add(old, origin: .gone)
+            case .replacing: pass.held.append(.notMedia(candidate.path))
+            }
+        case .stillBeingWritten:
+            pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "still being written"))
+            pass.retry.append(candidate.path)
+        case .vanished:
+            pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "vanished while being read"))
+        case .unreadable(let reason):
+            pass.summary.skipped.append(SkippedFile(path: candidate.path, reason: "unreadable: \(reason)"))
+        }
     }
 
     /// Puts a decided file into the batch.
@@ -308,13 +328,17 @@ extension MirrorEngine {
 
     /// What to delete now of the files that vanished: all of them for a scan; for a watch round, those
     /// ``HeldFiles`` no longer holds.
-    private func resolveVanished(_ vanished: [MirroredFile], policy: VanishedPolicy, clearsHeld: Bool) -> [MirroredFile] {
+    ///
+    /// - Parameter retried: the paths the pass could not reconcile (still being written): pending again for a
+    ///   watch round, and counted as such by the hold.
+    private func resolveVanished(_ vanished: [MirroredFile], policy: VanishedPolicy, retried: [String], clearsHeld: Bool) -> [MirroredFile] {
         switch policy {
         case .delete:
             if clearsHeld { heldFiles = HeldFiles() }
             return vanished
-        case .hold(let round):
+        case .hold(let taken):
             guard let model else { return vanished }
+            let round = taken.retrying(retried)
             return heldFiles.settle(
                 vanished: vanished, round: round, model: model, root: root, limit: heldFileLimit,
                 pendingInodes: { pendingInodes(round) })

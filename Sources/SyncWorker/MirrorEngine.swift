@@ -274,6 +274,7 @@ actor MirrorEngine {
             inserted = Self.requestAssetChanges(
                 for: batch, root: root, assets: assets, live: live, tree: &tree,
                 moved: { id, from in (directoriesBefore[FileSystem.parent(of: from)]?.albumIdentifier, memberships[id]) })
+            tree.flushAdditions()
             for file in batch.adoptions {
                 guard let id = file.assetIdentifier, assets[id] != nil else { continue }
                 tree.move(id, fromAlbum: nil, memberOf: memberships[id] ?? [], to: FileSystem.parent(of: file.relativePath))
@@ -404,7 +405,7 @@ actor MirrorEngine {
         var inserted: [String: String] = [:]
         for file in batch.inserts {
             let request = AssetChangeRequest.creationRequestForAsset(
-                fromFileAt: URL(fileURLWithPath: root + "/" + file.path),
+                fromFileAt: file.url,
                 options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
             request.apply(file.probe)
             live.mark(request, path: file.path)
@@ -413,7 +414,7 @@ actor MirrorEngine {
             tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
         }
         for (new, old) in batch.updates {
-            let url = URL(fileURLWithPath: root + "/" + new.path)
+            let url = new.url
             let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
             if let id = old.assetIdentifier, let asset = assets[id] {
                 let request = AssetChangeRequest(for: asset)

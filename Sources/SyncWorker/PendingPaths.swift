@@ -43,9 +43,18 @@ struct PendingPaths {
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
 
-    /// Marks a path: created, changed, appeared, or to retry.
+    /// Marks a path: created, changed, appeared.
     mutating func touch(_ path: String, at now: ContinuousClock.Instant) {
         mark(path, at: now)
+    }
+
+    /// Marks again a path a round took and could not reconcile (a file still being written), with the sequence
+    /// number it had when taken, `sequence` (or its own, if it is pending again with an older one): it was not
+    /// reconciled, so a file held since it was pending (``HeldFiles``) stays held until it is. A new number
+    /// would let the floor pass the held files' horizons at each retry, releasing them one round at a time.
+    mutating func retry(_ path: String, sequence: UInt64?, at now: ContinuousClock.Instant) {
+        mark(path, at: now)
+        if let sequence, let current = entries[path]?.sequence, sequence < current { entries[path]?.sequence = sequence }
     }
 
     /// A write to a file that may still be open.
@@ -103,32 +112,35 @@ struct PendingPaths {
     /// - Parameters:
     ///   - settle: how long a group must be quiet.
     ///   - openLimit: how long a file written and not closed must be quiet (a writer that never closes).
+    /// - Returns: the paths, with the sequence number of each.
     /// - Complexity: O(groups + files being written).
-    mutating func takeReady(at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration) -> [String] {
+    mutating func takeReady(
+        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration
+    ) -> [(path: String, sequence: UInt64)] {
         var blocked = Set<Int>()
         for path in writing {
             guard let entry = entries[path], let write = entry.lastWrite else { continue }
             if now - write < openLimit { blocked.insert(entry.group) }
         }
-        var ready: [String] = []
+        var ready: [(path: String, sequence: UInt64)] = []
         for (id, group) in groups where now - group.touched >= settle && !blocked.contains(id) {
-            ready.append(contentsOf: group.paths)
+            for path in group.paths { ready.append((path, entries[path]?.sequence ?? sequence)) }
             groups[id] = nil
         }
-        for path in ready {
+        for (path, _) in ready {
             entries[path] = nil
             writing.remove(path)
         }
         return ready
     }
 
-    /// Takes everything (a barrier).
-    mutating func takeAll() -> [String] {
-        let paths = Array(entries.keys)
+    /// Takes everything (a barrier), with the sequence number of each path.
+    mutating func takeAll() -> [(path: String, sequence: UInt64)] {
+        let taken = entries.map { (path: $0.key, sequence: $0.value.sequence) }
         entries = [:]
         groups = [:]
         writing = []
-        return paths
+        return taken
     }
 
     /// The oldest sequence number of the pending paths; nil when none is pending.

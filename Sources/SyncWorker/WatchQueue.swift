@@ -78,19 +78,28 @@ final class WatchQueue: Sendable {
 
     /// Takes what is ready: the groups that settled, or everything when a cookie came (a barrier).
     ///
+    /// A cookie whose file is gone is dropped, and makes no barrier: a pass already recorded it (a scan's walk
+    /// meets the cookies in the root, and the pass removes them once recorded), or its waiter gave up. Taking
+    /// everything then would judge a file that left the tree a moment ago gone at once, with no hold — and
+    /// the barrier its waiter asked for was given by that pass.
+    ///
     /// - Parameters:
     ///   - settle: how long a group must be quiet (``FolderMirrorOptions/settleInterval``).
     ///   - openLimit: how long a file written and not closed must be quiet
     ///     (``FolderMirrorOptions/openFileSettleInterval``).
     ///   - requestMarker: asks the watcher for a marker (``FolderWatcher/requestMarker()``).
+    ///   - cookieExists: whether a cookie's file is still in the root.
     func take(
-        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration, requestMarker: @escaping @Sendable () -> UInt64
+        at now: ContinuousClock.Instant, settle: Duration, openLimit: Duration, requestMarker: @escaping @Sendable () -> UInt64,
+        cookieExists: (String) -> Bool
     ) -> Taken {
         state.withLock { state in
+            if !state.cookies.isEmpty { state.cookies.removeAll { !cookieExists($0) } }
             let isBarrier = !state.cookies.isEmpty
-            let ready = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
+            let taken = isBarrier ? state.pending.takeAll() : state.pending.takeReady(at: now, settle: settle, openLimit: openLimit)
             let round = WatchRound(
                 pendingFloor: state.pending.floor, stillPending: state.pending.isEmpty ? [] : state.pending.paths,
+                taken: Dictionary(taken.lazy.map { ($0.path, $0.sequence) }, uniquingKeysWith: min),
                 lastMarker: state.lastMarker, requestMarker: requestMarker, isBarrier: isBarrier, now: now)
             defer {
                 state.cookies = []
@@ -99,7 +108,7 @@ final class WatchQueue: Sendable {
                 state.watchLimit = nil
             }
             return Taken(
-                ready: ready, round: round, cookies: state.cookies, rescans: state.rescans,
+                ready: taken.map(\.path), round: round, cookies: state.cookies, rescans: state.rescans,
                 ignoreRulesChanged: state.ignoreRulesChanged, rootGone: state.rootGone, finished: state.finished,
                 watchLimit: state.watchLimit)
         }
@@ -115,9 +124,12 @@ final class WatchQueue: Sendable {
         state.withLock { ($0.lastMarker?.id ?? 0) >= marker || $0.finished }
     }
 
-    /// Marks paths again, to be reconciled once quiet (files that were still being written).
-    func retry(_ paths: [String], at now: ContinuousClock.Instant = .now) {
+    /// Marks paths again, to be reconciled once quiet (files that were still being written), each with the
+    /// sequence number of the path `round` took it with (``PendingPaths/retry(_:sequence:at:)``).
+    func retry(_ paths: [String], of round: WatchRound, at now: ContinuousClock.Instant = .now) {
         guard !paths.isEmpty else { return }
-        state.withLock { state in for path in paths { state.pending.touch(path, at: now) } }
+        state.withLock { state in
+            for path in paths { state.pending.retry(path, sequence: round.sequence(takenWith: path), at: now) }
+        }
     }
 }

@@ -26,6 +26,19 @@ struct IgnoreRulesTests {
         #expect(Wildmatch(pattern).matches(text) == expected, "\(pattern) vs \(text)")
     }
 
+    @Test("wildmatch: the first- and last-byte check never changes an answer (random patterns and texts)", arguments: [1, 2, 3] as [UInt64])
+    func wildmatchShortcut(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let pieces = ["a", "b", "/", "*", "**", "**/", "/**", "?", "[ab]", "[!a]", "[a-b]", "[[:alpha:]]", "[", "]", "\\", "\\*", "x", "-", "."]
+        let letters = Array("ab/x-.]*")
+        for _ in 0..<20_000 {
+            let pattern = (0..<random.int(in: 0...5)).map { _ in random.pick(pieces) }.joined()
+            let text = Array(String((0..<random.int(in: 0...6)).map { _ in random.pick(letters) }).utf8)
+            let matcher = Wildmatch(pattern)
+            #expect(matcher.matches(bytes: text) == matcher.matchesExhaustively(bytes: text), "\(pattern) vs \(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
     @Test func syntax() {
         let rules = Self.rules(
             """

@@ -1,9 +1,17 @@
 import Foundation
 import PhotoLibrary
 import Synchronization
+import FolderWatch
 import Testing
 
 @testable import SyncWorker
+
+/// A watcher whose events wait until the test resumes it (``FolderWatchOptions/holdsEventsUntilResumed``).
+final class HeldWatcher: Sendable {
+    let watcher = Mutex<FolderWatcher?>(nil)
+
+    func resume() { watcher.withLock { $0?.resumeReading() } }
+}
 
 /// Files a watch round finds gone are held while paths pending when they vanished are still to come.
 @Suite("Sync worker: files held by the watcher")
@@ -27,6 +35,51 @@ struct HeldFilesTests {
             #expect(rename(outside, box.path("Back/a.jpg")) == 0)
             let reached = try await eventually { try box.mirrorsPaths(["Back/a.jpg", "b.jpg"]) }
             #expect(reached)
+            try await mirror.sync()
+            #expect(try box.assetsByPath()["Back/a.jpg"]?.localIdentifier == before["a.jpg"])
+            let journal = try AssetJournal(box.library, since: token)
+            #expect(journal.deleted.isEmpty && journal.inserted.isEmpty, "\(journal)")
+        }
+    }
+
+    /// A mirror whose watcher holds its events until resumed, with a sync cookie written into the root once the
+    /// watch exists and before the initial scan walks: the scan meets the cookie and records it, while the
+    /// cookie's event is still to come (what a barrier asked for while the initial scan starts looks like).
+    static func mirrorMeetingACookie(_ box: Sandbox, settle: Duration, heldFileLimit: Duration? = nil) throws -> (
+        FolderMirror, cookie: String, watcher: HeldWatcher
+    ) {
+        let cookie = DiskWalker.cookiePrefix + UUID().uuidString
+        let watcher = HeldWatcher()
+        var hooks = FolderMirror.WatchHooks()
+        hooks.configure = { $0.holdsEventsUntilResumed = true }
+        hooks.started = { [root = box.root.path] started in
+            watcher.watcher.withLock { $0 = started }
+            #expect(FileManager.default.createFile(atPath: root + "/" + cookie, contents: nil))
+        }
+        var options = FolderMirrorOptions()
+        options.settleInterval = settle
+        if let heldFileLimit { options.heldFileLimit = heldFileLimit }
+        return (try FolderMirror(library: box.library, root: box.root, options: options, hooks: hooks), cookie, watcher)
+    }
+
+    @Test("A cookie the initial scan already recorded is no barrier when its event comes: a file moved out and back in after it keeps its identity")
+    func cookieMetByTheScanIsNoBarrier() async throws {
+        let box = try Sandbox()
+        box.write("a.jpg", Media.jpeg(1))
+        box.write("b.jpg", Media.jpeg(2))
+        let (mirror, cookie, watcher) = try Self.mirrorMeetingACookie(box, settle: .seconds(3))
+        try await whileWatching(mirror) {
+            #expect(try await box.library.waitForMirrorSyncCookie(cookie, rootPath: mirror.root.path, timeout: .seconds(60)))
+            let before = try box.assetsByPath().mapValues(\.localIdentifier)
+            let token = try box.library.currentChangeToken
+            let outside = box.base.appending(path: "outside.jpg").path
+            #expect(rename(box.path("a.jpg"), outside) == 0)
+            // The cookie's event and the move out come together: a barrier would judge a.jpg gone at once.
+            watcher.resume()
+            try await Task.sleep(for: .milliseconds(400))  // the gap under test: out, then back in
+            try FileManager.default.createDirectory(at: box.root.appending(path: "Back"), withIntermediateDirectories: true)
+            #expect(rename(outside, box.path("Back/a.jpg")) == 0)
+            #expect(try await eventually { try box.mirrorsPaths(["Back/a.jpg", "b.jpg"]) })
             try await mirror.sync()
             #expect(try box.assetsByPath()["Back/a.jpg"]?.localIdentifier == before["a.jpg"])
             let journal = try AssetJournal(box.library, since: token)

@@ -68,7 +68,9 @@ struct ScanTests {
     func partialWrite() async throws {
         let box = try Sandbox()
         box.write("old.jpg", Media.jpeg(1))
-        let mirror = try box.mirror()
+        // Files read one by one when they come: the progress report of a file then precedes its reading. (With
+        // readers ahead the same check is made by each reader: ReadAheadTests.)
+        let mirror = try box.mirror { $0.fileReaders = 1 }
         try await mirror.scan()
         let old = try #require(try box.assetsByPath()["old.jpg"])
         box.write("growing.jpg", Media.jpeg(2))
@@ -95,7 +97,8 @@ struct ScanTests {
         let box = try Sandbox()
         box.write("a.jpg", Media.jpeg(1))
         box.write("gone.jpg", Media.jpeg(2))
-        let summary = try await box.mirror().scan { progress in
+        // Read when it comes, after its progress report (see partialWrite).
+        let summary = try await box.mirror { $0.fileReaders = 1 }.scan { progress in
             if progress.currentPath == "gone.jpg" { box.remove("gone.jpg") }
         }
         #expect(summary.inserted == 1)
@@ -313,5 +316,36 @@ struct ScanTests {
         current.repaired = 2
         current.skipped = [SkippedFile(path: "a", reason: "b")]
         #expect(try JSONDecoder().decode(ScanSummary.self, from: JSONEncoder().encode(current)) == current)
+    }
+}
+
+@Suite("Sync worker: relative paths split at the last slash byte")
+struct PathSplitTests {
+    @Test("A file whose name begins with a combining mark is in its folder's album (a split by characters saw no slash before it)")
+    func combiningMarkAfterSlash() async throws {
+        let name = "\u{301}b.jpg"
+        #expect(FileSystem.parent(of: "Trip/" + name) == "Trip")
+        #expect(FileSystem.name(of: "Trip/" + name) == name)
+        let box = try Sandbox()
+        box.write("Trip/" + name, Media.jpeg(1))
+        box.write("Trip/a.jpg", Media.jpeg(2))
+        _ = try await box.mirror().scan()
+        #expect(try box.albumTree() == ["album Trip: \(name) a.jpg"] || box.albumTree() == ["album Trip: a.jpg \(name)"])
+    }
+
+    @Test("parent(of:) and name(of:) undo join(_:_:) for random components (non-ASCII, combining marks, emoji)")
+    func joinRoundTrip() {
+        let alphabet: [String] = ["a", "Z", ".", " ", "é", "e\u{301}", "\u{301}", "\u{308}", "👍🏽", "日", "-", "_"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            func component() -> String {
+                (0..<Int.random(in: 1...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            }
+            let directory = (0..<Int.random(in: 0...3, using: &generator)).map { _ in component() }.joined(separator: "/")
+            let name = component()
+            let path = FileSystem.join(directory, name)
+            #expect(FileSystem.parent(of: path) == directory, "\(Array(path.unicodeScalars))")
+            #expect(FileSystem.name(of: path) == name, "\(Array(path.unicodeScalars))")
+        }
     }
 }

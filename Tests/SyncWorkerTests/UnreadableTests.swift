@@ -47,7 +47,7 @@ struct UnreadableTests {
             var walker = DiskWalker(root: root, ignore: IgnoreRules(), libraries: LibraryExclusion(root: root, library: box.library.url))
             var snapshot = DiskSnapshot()
             walker.walk("", into: &snapshot)
-            let outcome = FileHasher.hash(root: root, path: "secret.jpg", stamp: stamp, timeZone: .gmt)
+            let outcome = FileHasher.hash(root: root, path: "secret.jpg", stamp: stamp, timeZone: .gmt, buffer: ProbeBuffer())
             if case .unreadable(let reason) = outcome { return (snapshot, reason) }
             return (snapshot, "readable")
         }

@@ -71,7 +71,7 @@ public final class AssetChangeRequest {
         var rowID: Int64?
         var placeholder: ObjectPlaceholder?
         session.perform {
-            let path = fileURL.standardizedFileURL.path
+            let path = fileURL.standardizedFilePath
             var hash = options.contentHash
             var size = options.fileSize
             switch options.storage {
@@ -269,7 +269,7 @@ public final class AssetChangeRequest {
     public func replaceContent(withFileAt fileURL: URL, options: AssetCreationOptions = AssetCreationOptions()) {
         guard let session, let rowID else { return }
         session.perform {
-            let path = fileURL.standardizedFileURL.path
+            let path = fileURL.standardizedFilePath
             var hash = options.contentHash
             var size = options.fileSize
             if options.storage == .copied {

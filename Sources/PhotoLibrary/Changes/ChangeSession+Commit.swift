@@ -38,9 +38,9 @@ extension ChangeSession {
         if let firstError { throw firstError }
         try writePendingAssets()
         for write in mirrorWrites { try write(db) }
-        var afterAssets = try fetchAssetsAfter()
+        var afterAssets = try fetchAssetsAfter(reusingWritten: true)
         if try maintainBursts(afterAssets) {
-            afterAssets = try fetchAssetsAfter()
+            afterAssets = try fetchAssetsAfter(reusingWritten: false)
         }
         try maintainMoments(afterAssets)
         try maintainSmartAlbums(afterAssets)
@@ -60,6 +60,7 @@ extension ChangeSession {
                 row.representsBurst = false
             }
             try row.update(db)
+            writtenAssetRows[id] = row
         }
         pendingAssetRows.removeAll()
         pendingAssetOrder.removeAll()
@@ -91,10 +92,19 @@ extension ChangeSession {
         }
     }
 
-    private func fetchAssetsAfter() throws -> [Int64: AssetRow] {
+    /// The rows of the assets the block touched, as they are now: read from the database, or, with
+    /// `reusingWritten`, taken from ``writtenAssetRows`` where the block wrote them.
+    private func fetchAssetsAfter(reusingWritten: Bool) throws -> [Int64: AssetRow] {
         var result: [Int64: AssetRow] = [:]
-        let ids = Array(assetsBefore.keys)
-        result.reserveCapacity(ids.count)
+        result.reserveCapacity(assetsBefore.count)
+        var ids: [Int64] = []
+        for id in assetsBefore.keys {
+            if reusingWritten, let row = writtenAssetRows[id] {
+                result[id] = row
+            } else {
+                ids.append(id)
+            }
+        }
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let slice = ids[chunk..<min(ids.count, chunk + 500)]
             for row in try AssetRow.fetchAll(db, keys: slice) { result[row.id] = row }
@@ -202,7 +212,7 @@ extension ChangeSession {
         }
         var dirtyYears: Set<Int> = []
         for (moment, delta) in deltas.sorted(by: { $0.key < $1.key }) {
-            guard let row = try AssetCollectionRow.fetchOne(db, key: moment) else { continue }
+            guard let row = try collectionRow(id: moment) else { continue }
             if let day = row.momentDay, let year = MomentDay.year(of: day) { dirtyYears.insert(year) }
             try touchCollection(moment)
             let count = row.assetCount + delta.count
@@ -220,14 +230,14 @@ extension ChangeSession {
                 longitude = (oldSum.1 + delta.longitude) / Double(located)
             }
             // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
-            let start = try Double.fetchOne(db, sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?", arguments: [moment])
-            let end = try Double.fetchOne(db, sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?", arguments: [moment])
-            try db.execute(
+            let start = try Double.fetchOne(db.cachedStatement(sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?"), arguments: [moment])
+            let end = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?"), arguments: [moment])
+            try db.cachedStatement(
                 sql: """
                     UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
                     WHERE id = ?
-                    """,
-                arguments: [count, located, start, end, latitude, longitude, moment])
+                    """
+            ).execute(arguments: [count, located, start, end, latitude, longitude, moment])
         }
         try maintainYearLists(dirtyYears, membershipChanged: yearsWithNewOrDeletedMoments)
     }
@@ -274,7 +284,8 @@ extension ChangeSession {
     // MARK: Smart albums
 
     private func maintainSmartAlbums(_ after: [Int64: AssetRow]) throws {
-        let smartAlbums = try AssetCollectionRow.filter(Column("type") == AssetCollectionType.smartAlbum.rawValue).fetchAll(db)
+        let smartAlbums = try AssetCollectionRow.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM asset_collection WHERE type = ?"), arguments: [AssetCollectionType.smartAlbum.rawValue])
         guard !smartAlbums.isEmpty else { return }
         let recentSince = SmartAlbumRule.recentSince
         var deltas: [Int64: Int] = [:]
@@ -293,8 +304,8 @@ extension ChangeSession {
         for (album, delta) in deltas.sorted(by: { $0.key < $1.key }) {
             try touchCollection(album)
             collectionMembershipChanged.insert(album)
-            try db.execute(
-                sql: "UPDATE asset_collection SET assetCount = max(0, assetCount + ?) WHERE id = ?", arguments: [delta, album])
+            try db.cachedStatement(sql: "UPDATE asset_collection SET assetCount = max(0, assetCount + ?) WHERE id = ?")
+                .execute(arguments: [delta, album])
         }
     }
 
@@ -315,20 +326,19 @@ extension ChangeSession {
                 arguments: StatementArguments(slice)))
         }
         for album in albums.sorted() {
-            guard let row = try AssetCollectionRow.fetchOne(db, key: album), row.type == AssetCollectionType.album.rawValue else {
+            guard let row = try collectionRow(id: album), row.type == AssetCollectionType.album.rawValue else {
                 continue
             }
             let aggregate = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) AS n, min(a.creationDate) AS start, max(a.creationDate) AS end
-                    FROM album_asset m JOIN asset a ON a.id = m.assetId WHERE m.albumId = ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT count(*) AS n, min(a.creationDate) AS start, max(a.creationDate) AS end
+                        FROM album_asset m JOIN asset a ON a.id = m.assetId WHERE m.albumId = ?
+                        """),
                 arguments: [album])!
             try touchCollection(album)
-            try db.execute(
-                sql: "UPDATE asset_collection SET assetCount = ?, startDate = ?, endDate = ? WHERE id = ?",
-                arguments: [aggregate["n"], aggregate["start"], aggregate["end"], album])
+            try db.cachedStatement(sql: "UPDATE asset_collection SET assetCount = ?, startDate = ?, endDate = ? WHERE id = ?")
+                .execute(arguments: [aggregate["n"], aggregate["start"], aggregate["end"], album])
         }
     }
 

@@ -53,7 +53,17 @@ final class ChangeSession: @unchecked Sendable {
     /// Assets created in this block and not yet inserted: inserted with all their values in one statement
     /// when the block ends, or earlier when an album or folder operation needs them in the database.
     var unwrittenAssets: Set<Int64> = []
-    var unwrittenByIdentifier: [String: Int64] = [:]
+    /// The assets created in this block and not deleted since, written or not, by local identifier: found
+    /// without a query when a later request of the block names one (its album, its mirror record).
+    var createdByIdentifier: [String: Int64] = [:]
+    /// The rows of the assets this block wrote (inserted, or updated with its pending edits), as written. Until
+    /// the block ends, nothing else changes an asset row — the block's other statements on `asset` delete a
+    /// row (dropped from here) or come after ``finish()`` has read the rows back (moments) or make it read
+    /// them again (bursts' representatives) — so these are what the database holds: ``finish()`` takes them
+    /// rather than reading them back.
+    var writtenAssetRows: [Int64: AssetRow] = [:]
+    /// The moments of the days new assets fell on, as they were before the block's end (nil: none yet).
+    private var existingMoments: [String: Int64?] = [:]
     /// Collections and lists whose members changed.
     var collectionMembershipChanged: Set<Int64> = []
     var listMembershipChanged: Set<Int64> = []
@@ -188,24 +198,24 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Touching objects
 
     func touchAsset(_ id: Int64) throws {
-        guard assetsBefore[id] == nil else { return }
-        guard let row = try AssetRow.fetchOne(db, key: id) else {
+        guard assetsBefore.index(forKey: id) == nil else { return }
+        guard let row = try assetRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
         }
         assetsBefore[id] = .some(row)
     }
 
     func touchCollection(_ id: Int64) throws {
-        guard collectionsBefore[id] == nil else { return }
-        guard let row = try AssetCollectionRow.fetchOne(db, key: id) else {
+        guard collectionsBefore.index(forKey: id) == nil else { return }
+        guard let row = try collectionRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection #\(id)")
         }
         collectionsBefore[id] = .some(row)
     }
 
     func touchList(_ id: Int64) throws {
-        guard listsBefore[id] == nil else { return }
-        guard let row = try CollectionListRow.fetchOne(db, key: id) else {
+        guard listsBefore.index(forKey: id) == nil else { return }
+        guard let row = try listRow(id: id) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: "collection list #\(id)")
         }
         listsBefore[id] = .some(row)
@@ -214,22 +224,23 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Resolving identifiers
 
     func assetID(for localIdentifier: String) throws -> Int64 {
-        if let id = unwrittenByIdentifier[localIdentifier] { return id }
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier]) else {
+        if let id = createdByIdentifier[localIdentifier] { return id }
+        let statement = try db.cachedStatement(sql: "SELECT id FROM asset WHERE localIdentifier = ?")
+        guard let id = try Int64.fetchOne(statement, arguments: [localIdentifier]) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return id
     }
 
     func collectionRow(for localIdentifier: String) throws -> AssetCollectionRow {
-        guard let row = try AssetCollectionRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+        guard let row = try collectionRowIfAny(localIdentifier: localIdentifier) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return row
     }
 
     func listRow(for localIdentifier: String) throws -> CollectionListRow {
-        guard let row = try CollectionListRow.filter(Column("localIdentifier") == localIdentifier).fetchOne(db) else {
+        guard let row = try listRowIfAny(localIdentifier: localIdentifier) else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
         return row
@@ -261,7 +272,7 @@ final class ChangeSession: @unchecked Sendable {
         pendingAssetRows[row.id] = row
         pendingAssetOrder.append(row.id)
         unwrittenAssets.insert(row.id)
-        unwrittenByIdentifier[row.localIdentifier] = row.id
+        createdByIdentifier[row.localIdentifier] = row.id
     }
 
     /// Inserts the assets created so far, so that rows referring to them can be written.
@@ -271,11 +282,23 @@ final class ChangeSession: @unchecked Sendable {
             guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
-            try row.insert(db)
+            if row.momentId == nil { row.momentId = try existingMoment(for: row) }
+            try row.insertPrepared(db)
+            writtenAssetRows[row.id] = row
         }
         pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
-        unwrittenByIdentifier.removeAll()
+    }
+
+    /// The moment a new asset belongs in when it exists already, so that its row is written with it (the end
+    /// of the block creates the moments that do not exist yet and moves assets between moments: see
+    /// `maintainMoments`). Moments are only created there, so a day without one stays without one until then.
+    private func existingMoment(for row: AssetRow) throws -> Int64? {
+        let day = MomentDay.key(for: row, timeZone: library.momentTimeZone)
+        if let known = existingMoments[day] { return known }
+        let moment = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
+        existingMoments[day] = .some(moment)
+        return moment
     }
 
     func insertCollection(_ row: inout AssetCollectionRow) throws {
@@ -293,27 +316,32 @@ final class ChangeSession: @unchecked Sendable {
     // MARK: Assets
 
     /// Edits an asset's pending state; the edit is written at the end of the block.
+    ///
+    /// The pending row is edited in place (looked up by index, not copied out and back: a request setting a
+    /// new asset's dozen properties edits it a dozen times).
     func editAsset(_ id: Int64, _ edit: (inout AssetRow) -> Void) throws {
-        if pendingAssetRows[id] == nil {
-            try touchAsset(id)
-            guard let current = try AssetRow.fetchOne(db, key: id) else {
-                throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
-            }
-            pendingAssetRows[id] = current
-            pendingAssetOrder.append(id)
+        if let index = pendingAssetRows.index(forKey: id) {
+            edit(&pendingAssetRows.values[index])
+            return
         }
-        edit(&pendingAssetRows[id]!)
+        try touchAsset(id)
+        guard var current = try assetRow(id: id) else {
+            throw PhotoLibraryError.objectNotFound(localIdentifier: "asset #\(id)")
+        }
+        edit(&current)
+        pendingAssetRows[id] = current
+        pendingAssetOrder.append(id)
     }
 
     func currentAssetRow(_ id: Int64) throws -> AssetRow? {
         if let pending = pendingAssetRows[id] { return pending }
-        return try AssetRow.fetchOne(db, key: id)
+        return try assetRow(id: id)
     }
 
     func deleteAsset(_ id: Int64) throws {
         if unwrittenAssets.remove(id) != nil, let row = pendingAssetRows.removeValue(forKey: id) {
             // Created and deleted in the same block: it never reaches the database.
-            unwrittenByIdentifier.removeValue(forKey: row.localIdentifier)
+            createdByIdentifier.removeValue(forKey: row.localIdentifier)
             if row.storage == AssetStorage.copied.rawValue, let hash = row.contentHash { releasedOriginals.insert(hash) }
             return
         }
@@ -342,6 +370,7 @@ final class ChangeSession: @unchecked Sendable {
         {
             releasedOriginals.insert(hash)
         }
+        if let written = writtenAssetRows.removeValue(forKey: id) { createdByIdentifier[written.localIdentifier] = nil }
         try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
     }
 
@@ -360,8 +389,7 @@ final class ChangeSession: @unchecked Sendable {
         if first == old.count && first == new.count { return }
         try touchCollection(album)
         collectionMembershipChanged.insert(album)
-        try db.execute(
-            sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?", arguments: [album, first])
+        try db.cachedStatement(sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?").execute(arguments: [album, first])
         let statement = try db.cachedStatement(
             sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (?, ?, ?)")
         for position in first..<new.count {

@@ -1,4 +1,5 @@
 import Foundation
+import FetchPredicate
 import GRDB
 
 /// The rule of moments: the local calendar day of an asset's creation date.
@@ -17,9 +18,25 @@ enum MomentDay {
         guard let seconds = row.creationDate, seconds.isFinite else { return undated }
         let offset = row.creationTimeZoneOffset
             ?? timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds))
-        let local = Date(timeIntervalSince1970: seconds + Double(offset))
-        let components = utcCalendar.dateComponents([.year, .month, .day], from: local)
+        let local = seconds + Double(offset)
+        // Years 1601 to 9999 by arithmetic (the calendar is the proleptic Gregorian one there); the calendar
+        // itself elsewhere (Julian days before 1582, years of other widths).
+        if local >= -11_644_473_600 && local < 253_402_300_800 {
+            return dayKey(daysSince1970: Int((local / 86_400).rounded(.down)))
+        }
+        let components = utcCalendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: local))
         return String(format: "%04d-%02d-%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
+    }
+
+    /// `YYYY-MM-DD` of a day counted from 1970-01-01 in the proleptic Gregorian calendar, for years 0…9999.
+    static func dayKey(daysSince1970 days: Int) -> String {
+        let (year, month, day) = DateLiteral.civilFromDays(Int64(days))
+        let digit = { (value: Int64) in UInt8(ascii: "0") + UInt8(value % 10) }
+        let bytes: [UInt8] = [
+            digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), UInt8(ascii: "-"),
+            digit(month / 10), digit(month), UInt8(ascii: "-"), digit(day / 10), digit(day),
+        ]
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func title(for key: String) -> String {
@@ -96,6 +113,6 @@ enum LocalIdentifier {
         case .assetCollection: suffix = "/L0/040"
         case .collectionList: suffix = "/L0/050"
         }
-        return UUID().uuidString + suffix
+        return RandomUUIDs.next() + suffix
     }
 }

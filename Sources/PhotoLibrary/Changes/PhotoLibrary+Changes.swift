@@ -233,8 +233,7 @@ struct UniformType {
     let mediaType: AssetMediaType
 
     static func guess(forFileName name: String) -> UniformType {
-        let ext = (name as NSString).pathExtension.lowercased()
-        switch ext {
+        switch pathExtension(of: name) {
         case "jpg", "jpeg", "jpe": return UniformType(identifier: "public.jpeg", mediaType: .image)
         case "png": return UniformType(identifier: "public.png", mediaType: .image)
         case "heic": return UniformType(identifier: "public.heic", mediaType: .image)
@@ -254,5 +253,19 @@ struct UniformType {
         case "wav": return UniformType(identifier: "com.microsoft.waveform-audio", mediaType: .audio)
         default: return UniformType(identifier: nil, mediaType: .unknown)
         }
+    }
+
+    /// The file name's extension in lowercase when it is ASCII, else "": what `NSString.pathExtension`
+    /// finds (after the last dot, unless that dot starts the name), without bridging a string per file. (An
+    /// extension that is not ASCII matches none of ours, lowercased or not.)
+    static func pathExtension(of name: String) -> String {
+        let utf8 = name.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return "" }
+        var bytes: [UInt8] = []
+        for byte in utf8[utf8.index(after: dot)...] {
+            guard byte < 0x80 else { return "" }
+            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

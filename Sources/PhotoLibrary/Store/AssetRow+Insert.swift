@@ -1,0 +1,82 @@
+import GRDB
+import GRDBSQLite
+
+extension AssetRow {
+    /// Every column of `asset`, in the order ``insertPrepared(_:)`` binds their values.
+    private static let insertSQL = """
+        INSERT INTO asset (id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
+                           creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite,
+                           isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments,
+                           originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate,
+                           momentId, adjustedContentHash)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// `SQLITE_TRANSIENT`: SQLite copies a text before the bind call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Inserts the row with its id through one statement prepared once per connection, its values bound
+    /// through SQLite's C API: the row GRDB's `insert(_:)` writes (the same values, the same storage classes),
+    /// without encoding it through `Codable` into a dictionary of columns, then into GRDB's arguments (which
+    /// cost a scan as much as the insert itself). The statement still runs through GRDB, which tracks what
+    /// it writes.
+    func insertPrepared(_ db: Database) throws {
+        let statement = try db.cachedStatement(sql: Self.insertSQL)
+        // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
+        // row's over them.
+        if statement.arguments.isEmpty {
+            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 29)))
+        }
+        let sqlite = statement.sqliteStatement
+        let code = sqlite3_reset(sqlite)
+        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+        var column: Int32 = 0
+        func bind(_ value: Int64?) {
+            column += 1
+            if let value { sqlite3_bind_int64(sqlite, column, value) } else { sqlite3_bind_null(sqlite, column) }
+        }
+        func bind(_ value: Int?) { bind(value.map(Int64.init)) }
+        func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
+        func bind(_ value: Double?) {
+            column += 1
+            if let value { sqlite3_bind_double(sqlite, column, value) } else { sqlite3_bind_null(sqlite, column) }
+        }
+        func bind(_ value: String?) {
+            column += 1
+            guard var value else { return _ = sqlite3_bind_null(sqlite, column) }
+            value.withUTF8 { utf8 in
+                _ = sqlite3_bind_text(sqlite, column, utf8.baseAddress, Int32(utf8.count), Self.transient)
+            }
+        }
+        bind(id)
+        bind(localIdentifier)
+        bind(mediaType)
+        bind(mediaSubtypes)
+        bind(pixelWidth)
+        bind(pixelHeight)
+        bind(creationDate)
+        bind(creationTimeZoneOffset)
+        bind(modificationDate)
+        bind(latitude)
+        bind(longitude)
+        bind(altitude)
+        bind(duration)
+        bind(isFavorite)
+        bind(isHidden)
+        bind(burstIdentifier)
+        bind(representsBurst)
+        bind(burstSelectionTypes)
+        bind(sourceType)
+        bind(hasAdjustments)
+        bind(originalFilename)
+        bind(uniformTypeIdentifier)
+        bind(fileSize)
+        bind(contentHash)
+        bind(storage)
+        bind(filePath)
+        bind(addedDate)
+        bind(momentId)
+        bind(adjustedContentHash)
+        try statement.execute()
+    }
+}

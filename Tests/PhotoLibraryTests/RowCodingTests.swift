@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import SeededRandom
+import Testing
+
+@testable import PhotoLibrary
+
+/// The rows' hand-written column access (`Rows+Decoding.swift`, `AssetRow+Insert.swift`) against GRDB's
+/// `Codable` encoding, the oracle: what one writes the other reads, column for column.
+@Suite("Rows read and written column by column")
+struct RowCodingTests {
+    static func randomAsset(_ id: Int64, _ random: inout SplitMix64) -> AssetRow {
+        func maybe<T>(_ value: T) -> T? { random.chance(0.3) ? nil : value }
+        var row = AssetRow(id: id, localIdentifier: "asset-\(id)", addedDate: Double(random.int(in: 0...2_000_000_000)) + 0.25)
+        row.mediaType = random.int(in: 0...3)
+        row.mediaSubtypes = random.int(in: 0...1 << 20)
+        row.pixelWidth = random.int(in: 0...100_000)
+        row.pixelHeight = random.int(in: 0...100_000)
+        row.creationDate = maybe(Double.random(in: -5e9...5e9, using: &random))
+        row.creationTimeZoneOffset = maybe(random.int(in: -64_800...64_800))
+        row.modificationDate = maybe(Double(random.int(in: 0...2_000_000_000)))
+        if random.chance(0.6) {
+            row.latitude = Double.random(in: -90...90, using: &random)
+            row.longitude = Double.random(in: -180...180, using: &random)
+            row.altitude = maybe(Double.random(in: -400...9000, using: &random))
+        }
+        row.duration = random.chance(0.5) ? 0 : Double.random(in: 0...10_000, using: &random)
+        row.isFavorite = random.chance(0.5)
+        row.isHidden = random.chance(0.5)
+        row.burstIdentifier = maybe("burst-\(random.int(in: 0...9))")
+        row.representsBurst = row.burstIdentifier != nil && random.chance(0.5)
+        row.burstSelectionTypes = random.int(in: 0...3)
+        row.sourceType = random.int(in: 1...8)
+        row.hasAdjustments = random.chance(0.2)
+        row.originalFilename = random.chance(0.1) ? "" : "IMG_\(random.int(in: 0...9999)) é.JPG"
+        row.uniformTypeIdentifier = maybe("public.jpeg")
+        row.fileSize = Int64(random.int(in: 0...1 << 40))
+        row.contentHash = maybe(String(repeating: "ab", count: 16))
+        row.storage = random.int(in: 0...1)
+        row.filePath = maybe("/photos/\(random.int(in: 0...99))/x.jpg")
+        row.adjustedContentHash = maybe(String(repeating: "cd", count: 16))
+        return row
+    }
+
+    @Test("An asset row written by GRDB's Codable insert reads back equal; the prepared insert writes the same columns, with the same storage classes", arguments: [1, 2, 3] as [UInt64])
+    func assetRows(seed: UInt64) throws {
+        let test = try TestLibrary()
+        var random = SplitMix64(seed: seed)
+        try test.library.database.write { db in
+            for index in 0..<300 {
+                var row = Self.randomAsset(Int64(1_000_000 + index), &random)
+                try row.insert(db)
+                var copy = row
+                copy.id += 500_000
+                copy.localIdentifier += "-prepared"
+                try copy.insertPrepared(db)
+                #expect(try AssetRow.fetchOne(db, key: row.id) == row, "seed \(seed) #\(index)")
+                #expect(try AssetRow.fetchOne(db, key: copy.id) == copy, "seed \(seed) #\(index)")
+                let columns = "mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite, isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments, originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate, momentId, adjustedContentHash"
+                let sql = "SELECT \(columns), \(columns.split(separator: ",").map { "typeof(\($0))" }.joined(separator: ",")) FROM asset WHERE id = ?"
+                let written = try Row.fetchOne(db, sql: sql, arguments: [row.id])
+                let prepared = try Row.fetchOne(db, sql: sql, arguments: [copy.id])
+                #expect(written != nil && written == prepared, "seed \(seed) #\(index)")
+            }
+        }
+    }
+
+    @Test("A collection row written by GRDB's Codable insert reads back equal", arguments: [4, 5] as [UInt64])
+    func collectionRows(seed: UInt64) throws {
+        let test = try TestLibrary()
+        var random = SplitMix64(seed: seed)
+        try test.library.database.write { db in
+            for index in 0..<200 {
+                func maybe<T>(_ value: T) -> T? { random.chance(0.3) ? nil : value }
+                var row = AssetCollectionRow(
+                    id: Int64(1_000_000 + index), localIdentifier: "collection-\(index)", type: random.int(in: 1...3),
+                    subtype: random.int(in: 0...300), title: maybe("Trip \(index) ü"), startDate: maybe(Double(random.int(in: 0...1 << 31))),
+                    endDate: maybe(Double(random.int(in: 0...1 << 31)) + 0.5), assetCount: random.int(in: 0...100_000),
+                    latitude: maybe(Double.random(in: -90...90, using: &random)), longitude: maybe(Double.random(in: -180...180, using: &random)),
+                    momentDay: maybe("day-\(index)"), locatedCount: random.int(in: 0...100), createdAt: Double(random.int(in: 0...1 << 31)))
+                try row.insert(db)
+                #expect(try AssetCollectionRow.fetchOne(db, key: row.id) == row, "seed \(seed) #\(index)")
+            }
+        }
+    }
+}
