@@ -67,16 +67,21 @@ import Testing
         try Self.expectCurrent(change, followed, test.library, options: Self.byDate)
     }
 
+    /// Many records: albums, so that the assets touched stay few enough to follow incrementally.
     @Test func aRoundOfManyRecordsReadsOnTheRoundReader() throws {
         let test = try TestLibrary()
-        let assets = try Self.makeAssets(test, WriterRound.recordLimit + 1)
+        let assets = try Self.makeAssets(test, 100)
         let result = try test.library.fetchAssets(options: Self.byDate)
         let start = try test.library.currentChangeToken.sequence
         try test.library.performChangesAndWait {
-            for asset in assets { AssetChangeRequest(for: asset).isFavorite = true }
+            for index in 0..<WriterRound.recordLimit {
+                _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "album \(index)")
+            }
+            AssetChangeRequest(for: assets[0]).creationDate = .utc(2030, 1, 1)
         }
         let (change, onWriter) = try Self.readRound(test.library, after: start)
         #expect(!onWriter)
+        #expect(change?.context?.incremental.isEmpty == false)
         try Self.expectCurrent(change, result, test.library, options: Self.byDate)
     }
 
@@ -85,14 +90,16 @@ import Testing
         let test = try TestLibrary()
         let assets = try Self.makeAssets(test, 100)
         let lagging = try test.library.fetchAssets(options: Self.byDate)
+        // Transactions touching one asset: few enough to follow incrementally from that far back.
         for index in 0...WriterRound.lagLimit {
-            try test.library.performChangesAndWait { AssetChangeRequest(for: assets[Int(index)]).isFavorite = true }
+            try test.library.performChangesAndWait { AssetChangeRequest(for: assets[0]).isFavorite = index % 2 == 0 }
         }
         let current = try test.library.fetchAssets(options: Self.byDate)
         let start = try test.library.currentChangeToken.sequence
         try test.library.performChangesAndWait { AssetChangeRequest(for: assets[99]).creationDate = .utc(2019, 1, 1) }
         let (change, onWriter) = try Self.readRound(test.library, after: start)
         #expect(!onWriter)
+        #expect(change?.context?.incremental.count == 2)
         try Self.expectCurrent(change, lagging, test.library, options: Self.byDate)
         try Self.expectCurrent(change, current, test.library, options: Self.byDate)
     }
