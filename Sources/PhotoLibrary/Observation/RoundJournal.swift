@@ -52,7 +52,8 @@ struct JournalRecords: Sendable {
         let count = Int(sqlite3_column_bytes(row, column))
         guard previousValueBytes.count + count <= Self.bufferLimit else { return nil }
         let start = previousValueBytes.count
-        previousValueBytes.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+        // Typed bytes: a raw buffer would be appended byte by byte.
+        previousValueBytes.append(contentsOf: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
         return start..<previousValueBytes.count
     }
 
