@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LibraryTestSupport
 import SeededRandom
+import Synchronization
 import Testing
 @testable import PhotoLibrary
 
@@ -91,7 +92,10 @@ import Testing
             let start = try library.currentChangeToken.sequence
             try Self.performBlock(on: library, assets: everything, &g)
             library.observation.maintainsIncrementally.store(true, ordering: .relaxed)
+            let onWriter = library.observation.roundsReadOnWriter.load(ordering: .relaxed)
             let incremental = try #require(try library.observation.readChanges(after: start).last)
+            // A small round of results all followed: read on the writer's connection (see ``WriterRound``).
+            #expect(library.observation.roundsReadOnWriter.load(ordering: .relaxed) == onWriter + 1, "seed \(seed) round \(round)")
             library.observation.maintainsIncrementally.store(false, ordering: .relaxed)
             let full = try #require(try library.observation.readChanges(after: start).last)
             for (index, before) in results.enumerated() {

@@ -166,36 +166,45 @@ struct KeySearch {
     ///
     /// - Complexity: O(log *n* + log *K*).
     private func lowerBound(_ values: [Double], _ index: Int, _ id: Int64, _ baseValues: [Double]) -> Int {
-        let width = fetch.columns.count
-        let offset = index * width
+        let offset = index * fetch.columns.count
         // The ids break ties only: read them only then (each step of a search over a million keys is a cache
         // miss). The first steps run over the directory of every 64th key (see ``SortFences/directory``).
         let directory = before.fences!.directory
         let stride = SortFences.directoryStride
-        var low = 0
-        var high = directory.count / width
-        while low < high {
-            let middle = (low + high) / 2
-            let order = fetch.compareValues(directory, middle * width, values, offset)
-            if order < 0 || (order == 0 && before.base[middle * stride] < id) { low = middle + 1 } else { high = middle }
-        }
+        let base = before.base
+        var low = firstNotLess(directory, 0, directory.count / fetch.columns.count, values, offset, id) { base[$0 * stride] }
         // The first directory key not less is the one at `low`: the lower bound is after the one before it.
-        high = min(low * stride, before.base.count)
-        low = low == 0 ? 0 : (low - 1) * stride + 1
+        low = firstNotLess(baseValues, low == 0 ? 0 : (low - 1) * stride + 1, min(low * stride, base.count), values, offset, id) { base[$0] }
+        let survivors = low - FetchResultKeyList.lowerBound(before.removed, low)
+        let insertedKeys = before.insertedKeys
+        return survivors + firstNotLess(before.insertedValues, 0, insertedKeys.count, values, offset, id) { insertedKeys[$0] }
+    }
+
+    /// The first index in `low..<high` of keys in order (dense values, ``IncrementalFetch/columns``.count a key;
+    /// the id of key *i* is `idAt(i)`) whose key is not less than the target (from `offset` of `values`, and
+    /// `id`): a binary search. One column is compared inline (most fetches sort by one), more through
+    /// ``IncrementalFetch/compareValues(_:_:_:_:)``.
+    @inline(__always)
+    private func firstNotLess(
+        _ keys: [Double], _ low: Int, _ high: Int, _ values: [Double], _ offset: Int, _ id: Int64, _ idAt: (Int) -> Int64
+    ) -> Int {
+        var (low, high) = (low, high)
+        let oneColumn = fetch.columns.count == 1
+        let ascending = fetch.ascending.first ?? true
+        let target = oneColumn ? values[offset] : 0
         while low < high {
             let middle = (low + high) / 2
-            let order = fetch.compareValues(baseValues, middle * width, values, offset)
-            if order < 0 || (order == 0 && before.base[middle] < id) { low = middle + 1 } else { high = middle }
+            let order: Int
+            if oneColumn {
+                let key = keys[middle]
+                let ascendingOrder = key.isNaN ? (target.isNaN ? 0 : -1) : (target.isNaN ? 1 : (key < target ? -1 : (key == target ? 0 : 1)))
+                order = ascending ? ascendingOrder : -ascendingOrder
+            } else {
+                order = fetch.compareValues(keys, middle * fetch.columns.count, values, offset)
+            }
+            if order < 0 || (order == 0 && idAt(middle) < id) { low = middle + 1 } else { high = middle }
         }
-        let base = low - FetchResultKeyList.lowerBound(before.removed, low)
-        low = 0
-        high = before.insertedKeys.count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = fetch.compareValues(before.insertedValues, middle * width, values, offset)
-            if order < 0 || (order == 0 && before.insertedKeys[middle] < id) { low = middle + 1 } else { high = middle }
-        }
-        return base + low
+        return low
     }
 
     /// The widest window of positions scanned for an id rather than searched by key.

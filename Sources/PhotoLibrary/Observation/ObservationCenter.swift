@@ -145,8 +145,8 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
-    /// The connection delivery rounds read from: a read-only connection of their own, opened on first use.
-    /// SQLite drops a connection's page cache at its first read after another connection's commit — every
+    /// The connection delivery rounds read from when the writer's doesn't take them (see ``WriterRound``): a
+    /// read-only connection of their own, opened on first use. SQLite drops a connection's page cache at its first read after another connection's commit — every
     /// round's first read — and the cost follows the pages cached: on the pool's readers, those of every
     /// object the application loaded since. This one only caches what rounds read.
     private let deliveryReader = Mutex<DatabaseQueue?>(nil)
@@ -163,28 +163,57 @@ final class ObservationCenter: Sendable {
         }
     }
 
-    /// Runs `body` in a read transaction of the round reader. The transaction is begun and ended by statements
-    /// prepared once (GRDB's `read` prepares both every time, a tenth of the cost of a round that touches
-    /// little).
-    private func inRoundTransaction<T>(_ body: (Database) throws -> T) throws -> T {
-        try roundReader().inDatabase { db in
+    /// Runs `body` in a read transaction of `db`. The transaction is begun and ended by statements prepared
+    /// once (GRDB's `read` prepares both every time, a tenth of the cost of a round that touches little).
+    private static func inReadTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        try RawQuery(db, "BEGIN DEFERRED TRANSACTION").forEachRow { _ in }
+        defer {
+            // A read transaction: nothing to keep or lose. Should COMMIT fail, ROLLBACK ends it.
+            if (try? RawQuery(db, "COMMIT TRANSACTION").forEachRow { _ in }) == nil {
+                try? RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in }
+            }
+        }
+        return try body(db)
+    }
+
+    /// Reads the round after `delivered`: on the writer's connection when ``WriterRound`` admits it, else on
+    /// the round reader.
+    private func readRound(after delivered: Int64) throws -> [Change] {
+        if let changes = try readRoundOnWriter(after: delivered) { return changes }
+        return try roundReader().inDatabase { db in
             // A transaction left open (a failed COMMIT and ROLLBACK) would read an old snapshot: end it first.
             if db.isInsideTransaction { try RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in } }
-            try RawQuery(db, "BEGIN DEFERRED TRANSACTION").forEachRow { _ in }
-            defer {
-                // A read transaction: nothing to keep or lose. Should COMMIT fail, ROLLBACK ends it.
-                if (try? RawQuery(db, "COMMIT TRANSACTION").forEachRow { _ in }) == nil {
-                    try? RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in }
-                }
-            }
-            return try body(db)
+            return try Self.inReadTransaction(db) { db in try readRound(after: delivered, results: liveResults(), onWriter: false, db) }
         }
     }
 
+    /// The round after `delivered` read on the writer's connection, whose page cache its own commits keep
+    /// (see ``WriterRound``); nil when the round isn't admitted there. This process's writes wait meanwhile.
+    private func readRoundOnWriter(after delivered: Int64) throws -> [Change]? {
+        guard maintainsIncrementally.load(ordering: .relaxed) else { return nil }
+        return try database.writeWithoutTransaction { db -> [Change]? in
+            // The writer is never left inside a transaction between writes; should it be, it isn't ours to end.
+            guard !db.isInsideTransaction else { return nil }
+            do {
+                let changes = try Self.inReadTransaction(db) { db in
+                    try readRound(after: delivered, results: liveResults(), onWriter: true, db)
+                }
+                roundsReadOnWriter.add(1, ordering: .relaxed)
+                return changes
+            } catch is WriterRound.Declined {
+                return nil
+            }
+        }
+    }
+
+    /// How many rounds were read on the writer's connection (tests check which connection rounds take).
+    let roundsReadOnWriter = Atomic<Int>(0)
+
     /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
-    /// every live tracked fetch result) but handed to no one. For tests and benchmarks.
+    /// every live tracked fetch result) but handed to no one. For tests and benchmarks; not from inside a
+    /// change block (a round may read on the writer).
     func readChanges(after sequence: Int64) throws -> [Change] {
-        try inRoundTransaction { db in try readRound(after: sequence, results: liveResults(), db) }
+        try readRound(after: sequence)
     }
 
     /// The tracked results still alive; the entries of released ones are dropped on the way.
@@ -209,7 +238,7 @@ final class ObservationCenter: Sendable {
         guard hasAudience else { return }
         let changes: [Change]
         do {
-            changes = try inRoundTransaction { db in try readRound(after: delivered, results: liveResults(), db) }
+            changes = try readRound(after: delivered)
         } catch {
             return  // The database can't be read now; the next notification (or re-check) retries.
         }
@@ -228,10 +257,13 @@ final class ObservationCenter: Sendable {
     }
 
     /// Reads what was committed after `delivered`, with the details of every result of `results` that the
-    /// round changes; empty when nothing was.
-    private func readRound(after delivered: Int64, results: [any TrackedFetchResult], _ db: Database) throws -> [Change] {
+    /// round changes; empty when nothing was. On the writer, throws ``WriterRound/Declined`` for a round it
+    /// doesn't admit.
+    private func readRound(after delivered: Int64, results: [any TrackedFetchResult], onWriter: Bool, _ db: Database) throws -> [Change] {
         guard let journal = try RoundJournal(after: delivered, db), let last = journal.transactions.last else { return [] }
-        let context = try deliveryContext(journal, results: results, db)
+        let maintains = maintainsIncrementally.load(ordering: .relaxed)
+        if onWriter, !WriterRound.admits(journal, results: results, maintainsIncrementally: maintains) { throw WriterRound.Declined() }
+        let context = try deliveryContext(journal, results: results, onWriter: onWriter, db)
         return journal.transactions.map { transaction in
             Change(
                 changeToken: ChangeToken(
@@ -243,9 +275,13 @@ final class ObservationCenter: Sendable {
 
     /// What the round's last change needs to describe every tracked result and touched object as they are at
     /// `end`.
-    private func deliveryContext(_ journal: RoundJournal, results: [any TrackedFetchResult], _ db: Database) throws -> DeliveryContext {
+    /// On the writer, throws ``WriterRound/Declined`` when a result would have to be fetched again.
+    private func deliveryContext(
+        _ journal: RoundJournal, results: [any TrackedFetchResult], onWriter: Bool, _ db: Database
+    ) throws -> DeliveryContext {
         let end = journal.end
         let (incremental, followed, oldest) = try followResults(results, round: journal, db)
+        if onWriter, !oldest.isEmpty { throw WriterRound.Declined() }
         var updates: [ObjectIdentifier: DeliveryContext.ChainUpdate] = [:]
         // A fetch that can be followed incrementally keeps its sort values when it has to be fetched again (a
         // round touching too many assets), so that the next round is followed in memory again.

@@ -34,6 +34,7 @@ struct JournalRecords: Sendable {
             ? RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq")
             : RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq")
         let arguments = [start, end] + (type.map { [Int64($0.rawValue)] } ?? [])
+        previousValueBytes.reserveCapacity(4096)  // A few dozen assets' values without growing.
         try query.forEachRow(arguments) { row in
             guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
                 let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
@@ -52,7 +53,8 @@ struct JournalRecords: Sendable {
         let count = Int(sqlite3_column_bytes(row, column))
         guard previousValueBytes.count + count <= Self.bufferLimit else { return nil }
         let start = previousValueBytes.count
-        previousValueBytes.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+        // Typed bytes: a raw buffer would be appended byte by byte.
+        previousValueBytes.append(contentsOf: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
         return start..<previousValueBytes.count
     }
 
