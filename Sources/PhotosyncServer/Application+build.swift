@@ -39,7 +39,11 @@ public func buildApplication(
         router: router,
         configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "photosync"),
         services: [feed],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
+        onServerRunning: { channel in
+            // Runs in the server's task: its graceful shutdown answers the waiting requests.
+            feed.stopOnServerShutdown()
+            await onServerRunning(channel.localAddress?.port ?? options.port)
+        },
         logger: logger)
 }
 

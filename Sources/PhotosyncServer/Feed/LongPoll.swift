@@ -2,7 +2,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import PhotoLibrary
-import ServiceLifecycle
 
 /// `GET /v1/changes?wait=S`: answered as soon as a change after the token is committed, by any process, or
 /// after S seconds (at most 55) with none.
@@ -114,12 +113,7 @@ struct LongPoll: Sendable {
     ) async throws(APIError) -> Outcome {
         while true {
             let since = position.since.sequence
-            let question = position
-            let wake = await withGracefulShutdownHandler {
-                await feed.wait(after: since, until: deadline, kind: .longPoll, query: question, departure: departure)
-            } onGracefulShutdown: {
-                feed.stop()
-            }
+            let wake = await feed.wait(after: since, until: deadline, kind: .longPoll, query: position, departure: departure)
             switch wake {
             case .timedOut: return .timedOut
             case .stopping, .departed: return .stopping
