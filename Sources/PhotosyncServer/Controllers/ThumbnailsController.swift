@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import PhotoImaging
 import PhotoLibrary
 
@@ -71,7 +72,16 @@ struct ThumbnailsController: Sendable {
     }
 
     /// `GET /v1/renditions/{id}/{hash}/{spec}`: the rendition's bytes, immutable.
+    ///
+    /// A URL served once is served again, until the head moves, from what that first request checked (its
+    /// asset's content, its headers) and the rendition's bytes in memory: no parsing, no lookup.
     private func rendition(_ request: Request, _ context: APIRequestContext) async throws(APIError) -> Response {
+        let head = environment.feed.head.sequence
+        if request.uri.query == nil, let checked = environment.headCache.rendition(request.uri.path, head: head),
+           let bytes = environment.renditions.bytes(for: checked.key)
+        {
+            return served(bytes, checked, request)
+        }
         _ = try QueryParameters(request, allowed: [])
         var segments = try ObjectPath.segments(context)
         guard segments.count >= 3 else { throw .notFound("no such rendition") }
@@ -82,15 +92,35 @@ struct ThumbnailsController: Sendable {
         if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
-        let asset = try environment.headCache.asset(segments.joined(separator: "/"), head: environment.feed.head.sequence)
+        let asset = try environment.headCache.asset(segments.joined(separator: "/"), head: head)
         guard try sourceHash(of: asset) == hash else { throw .notFound("this rendition's source is no longer the asset's content") }
         var fields = headers
         fields[.contentType] = spec.mimeType
-        let key = "\(hash)/\(spec.fileName)"
-        if let bytes = environment.renditions.bytes(for: key) {
-            environment.metrics.renditionServed(rendered: false)
-            return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+        let checked = HeadCache.CheckedRendition(key: "\(hash)/\(spec.fileName)", tag: tag, headers: fields)
+        if let bytes = environment.renditions.bytes(for: checked.key) {
+            environment.headCache.storeRendition(checked, path: request.uri.path, head: head)
+            return served(bytes, checked, request)
         }
+        let bytes = try await rendered(asset, spec: spec, hash: hash)
+        environment.renditions.store(bytes, for: checked.key)
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+    }
+
+    /// A rendition whose URL was checked at the current head, from memory: `200`, or `304` for a request
+    /// that holds its tag.
+    private func served(_ bytes: ByteBuffer, _ checked: HeadCache.CheckedRendition, _ request: Request) -> Response {
+        if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: checked.tag) {
+            var headers = checked.headers
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        environment.metrics.renditionServed(rendered: false)
+        return Response(status: .ok, headers: checked.headers, body: ResponseBody(byteBuffer: bytes))
+    }
+
+    /// Renders the rendition (or takes it from the image manager's cache on disk), checking that its source
+    /// stayed the file checked before and that it is the content `hash` names.
+    private func rendered(_ asset: Asset, spec: RenditionSpec, hash: String) async throws(APIError) -> ByteBuffer {
         let checked = try confinedSource(of: asset)
         let result = try await render(asset, spec: spec)
         try confirmUnchanged(checked, asset: asset)
@@ -98,9 +128,7 @@ struct ThumbnailsController: Sendable {
             throw .notFound("this rendition's source is no longer the asset's content")
         }
         environment.metrics.renditionServed(rendered: result.source == .rendered)
-        let bytes = ByteBuffer(bytes: data)
-        environment.renditions.store(bytes, for: key)
-        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+        return ByteBuffer(bytes: data)
     }
 
     private func render(_ asset: Asset, spec: RenditionSpec) async throws(APIError) -> ImageResult {

@@ -68,11 +68,8 @@ struct LongPoll: Sendable {
             break
         }
         // Past the first heartbeat: the head goes out now, then whitespace until the JSON.
-        var headers = HTTPFields()
-        headers[.contentType] = JSONResponse.contentType
-        headers[.cacheControl] = "no-store"
         let waiting = position
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: Self.headers, body: ResponseBody { writer in
             defer { departure?.end() }
             try await keepWaiting(waiting, until: deadline, departure: departure, writer: &writer)
         })
@@ -80,8 +77,11 @@ struct LongPoll: Sendable {
 
     private func answer(_ page: ChangePage, feed: String) -> Response {
         metrics.changesServed(page.count, feed: feed)
-        return JSONResponse.make(buffer: page.body, headers: [.cacheControl: "no-store"])
+        return Response(status: .ok, headers: Self.headers, body: ResponseBody(byteBuffer: page.body))
     }
+
+    /// The headers of every answer, made once.
+    static let headers: HTTPFields = [.contentType: JSONResponse.contentType, .cacheControl: "no-store"]
 
     /// The streamed part of a long wait: a space per heartbeat, then the page.
     private func keepWaiting(
