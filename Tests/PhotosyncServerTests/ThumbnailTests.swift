@@ -33,6 +33,8 @@ import Testing
             #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("ETag") == etag)
             #expect(try await metric(client, "photosync_thumbnail_renders_total") == 1)
             #expect(try await metric(client, "photosync_thumbnail_cache_hits_total") == 2)
+            // Counted under the route, like the requests the router looked up.
+            #expect(try await metric(client, #"photosync_http_requests_total{route="/v1/renditions/**",method="GET",status="200"}"#) == 3)
             // New content: a new URL; the old one no longer serves (never other bytes under it).
             try Fixtures.sample("Family/IMG_2002.jpg").write(to: folder.appending(path: "photo.jpg"))
             _ = try await FolderMirror(library: server.library, root: folder).scan()

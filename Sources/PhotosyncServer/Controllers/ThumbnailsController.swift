@@ -18,8 +18,11 @@ struct ThumbnailsController: Sendable {
 
     static let immutable = "public, max-age=31536000, immutable"
 
+    /// The route of the immutable renditions (also the label of their metrics).
+    static let renditionRoute = "/v1/renditions/**"
+
     func addRoutes(to reads: RouterGroup<APIRequestContext>) {
-        reads.get("v1/renditions/**") { request, context in try await rendition(request, context) }
+        reads.get(RouterPath(Self.renditionRoute)) { request, context in try await rendition(request, context) }
     }
 
     /// `GET /v1/assets/{id}/thumbnail`: 302 to the immutable rendition URL (no render yet).
@@ -71,17 +74,21 @@ struct ThumbnailsController: Sendable {
         guard LibraryFiles.sameFile(again, checked.file) else { throw .notFound("the file of asset \(asset.localIdentifier) is not available") }
     }
 
+    /// The answer to a rendition URL served before at the current head, from what that request checked (its
+    /// asset's content, its headers) and the rendition's bytes in memory — no parsing, no lookup; nil for any
+    /// other request (``CheckedRenditions`` serves these before the router's lookup).
+    func checkedRendition(_ request: Request) -> Response? {
+        guard request.uri.query == nil,
+              let checked = environment.headCache.rendition(request.uri.path, head: environment.feed.head.sequence),
+              let bytes = environment.renditions.bytes(for: checked.key)
+        else { return nil }
+        return served(bytes, checked, request)
+    }
+
     /// `GET /v1/renditions/{id}/{hash}/{spec}`: the rendition's bytes, immutable.
-    ///
-    /// A URL served once is served again, until the head moves, from what that first request checked (its
-    /// asset's content, its headers) and the rendition's bytes in memory: no parsing, no lookup.
     private func rendition(_ request: Request, _ context: APIRequestContext) async throws(APIError) -> Response {
+        if let response = checkedRendition(request) { return response }
         let head = environment.feed.head.sequence
-        if request.uri.query == nil, let checked = environment.headCache.rendition(request.uri.path, head: head),
-           let bytes = environment.renditions.bytes(for: checked.key)
-        {
-            return served(bytes, checked, request)
-        }
         _ = try QueryParameters(request, allowed: [])
         var segments = try ObjectPath.segments(context)
         guard segments.count >= 3 else { throw .notFound("no such rendition") }
