@@ -39,7 +39,11 @@ public func buildApplication(
         router: router,
         configuration: ApplicationConfiguration(address: .hostname(options.host, port: options.port), serverName: "photosync"),
         services: [feed],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? options.port) },
+        onServerRunning: { channel in
+            // Runs in the server's task: its graceful shutdown answers the waiting requests.
+            feed.stopOnServerShutdown()
+            await onServerRunning(channel.localAddress?.port ?? options.port)
+        },
         logger: logger)
 }
 
@@ -51,6 +55,8 @@ func makeRouter(_ environment: ServerEnvironment, images: ImageManager?) -> Rout
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: GalleryKeyCookie(keys: environment.options.keys))
     router.add(middleware: APIKeyAuthenticator(keys: environment.options.keys))
+    let thumbnails = images.map { ThumbnailsController(environment: environment, images: $0) }
+    if let thumbnails { router.add(middleware: CheckedRenditions(thumbnails: thumbnails)) }
     let open = router.group()
     let reads = router.group().add(middleware: AccessRequirement(permission: .read))
     let adds = router.group().add(middleware: AccessRequirement(permission: .add))
@@ -59,7 +65,6 @@ func makeRouter(_ environment: ServerEnvironment, images: ImageManager?) -> Rout
     GalleryController().addRoutes(to: open)
     ChangesController(environment: environment).addRoutes(to: reads)
     StateController(environment: environment).addRoutes(to: reads)
-    let thumbnails = images.map { ThumbnailsController(environment: environment, images: $0) }
     thumbnails?.addRoutes(to: reads)
     AssetsController(environment: environment, thumbnails: thumbnails).addRoutes(reads: reads, adds: adds, writes: writes)
     AlbumsController(environment: environment).addRoutes(reads: reads, adds: adds, writes: writes)

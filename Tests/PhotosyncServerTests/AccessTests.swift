@@ -3,6 +3,7 @@ import Logging
 import PhotoLibrary
 import PhotosyncServer
 import PhotosyncWire
+import SyncWorker
 import Testing
 
 /// API keys and their levels, CORS, the options' checks.
@@ -70,6 +71,25 @@ import Testing
             #expect(page.changes.map(\.author) == ["phone", "phone", "admin"])
             let others = try await reader.get("/v1/changes?since=\(start)&excludeAuthor=phone").decode(Wire.ChangesPage.self)
             #expect(others.changes.map(\.author) == ["admin"] && others.token == page.token)
+        }
+    }
+
+    @Test("A rendition served from its check still needs read access: 401 without a key, 403 for add-only")
+    func checkedRenditionsNeedReadAccess() async throws {
+        try await Self.serverWithKeys { server, secrets in
+            let base = Client(server)
+            let reader = base.with(key: secrets["reader"]), phone = base.with(key: secrets["phone"])
+            let folder = try Fixtures.folder(in: server.directory, count: 0)
+            try Fixtures.sample("Family/IMG_2001.jpg").write(to: folder.appending(path: "photo.jpg"))
+            _ = try await FolderMirror(library: server.library, root: folder).scan()
+            let asset = try await reader.get("/v1/assets").decode(Wire.AssetPage.self).assets[0]
+            let identifier = try #require(asset.localIdentifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let location = try #require(try await reader.get("/v1/assets/\(identifier)/thumbnail?size=32").header("Location"))
+            // Rendered, then served from memory (which checks the URL), then from the check.
+            for _ in 0..<3 { #expect(try await reader.get(location).status == 200) }
+            #expect(try await metric(reader, "photosync_thumbnail_cache_hits_total") == 2)
+            try await base.get(location).expectError(401, "unauthorized")
+            try await phone.get(location).expectError(403, "forbidden")
         }
     }
 

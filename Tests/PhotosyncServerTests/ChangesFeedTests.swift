@@ -111,6 +111,34 @@ import Testing
         }
     }
 
+    @Test("Long-polls asking different questions, woken by the same commits, each get their own answer")
+    func oneWakeAnswersEachQuestion() async throws {
+        // The feed computes one page per question and writes the same bytes to every waiter asking it: a
+        // question that left out a filter would hand one group another group's page.
+        try await withServer { server in
+            let client = Client(server)
+            let start = try await client.token()
+            let groups = ["", "&excludeAuthor=phone", "&excludeAuthor=laptop", "&excludeAuthor=laptop&excludeAuthor=phone",
+                          "&excludeAuthor=phone&limit=1&coalesce=1"]
+            // One waiter per question: the test client keeps at most 8 connections to a host.
+            let polls = groups.map { filter in Task { try await client.get("/v1/changes?since=\(start)\(filter)&wait=30") } }
+            #expect(await waitUntil { (try? await metric(client, "photosync_longpoll_waiting")) == Double(groups.count) })
+            var commits: [String: String] = [:]
+            for (index, author) in ["phone", "laptop", "me"].enumerated() {
+                _ = try await Fixtures.addAssets(1, to: server.library, in: server.directory, author: author)
+                commits[author] = try server.library.currentChangeToken.stringValue
+                #expect(await waitUntil { (try? await metric(client, "photosync_commits_total")) == Double(index + 1) })
+            }
+            // Each group is answered by the first commit it doesn't filter out, with that change alone.
+            let expected = [("phone", groups[0]), ("laptop", groups[1]), ("phone", groups[2]), ("me", groups[3]), ("laptop", groups[4])]
+            for (poll, (author, filter)) in zip(polls, expected) {
+                let page = try await poll.value.decode(Wire.ChangesPage.self)
+                #expect(page.changes.map(\.author) == [author], "since=start\(filter)")
+                #expect(page.token == commits[author], "since=start\(filter)")
+            }
+        }
+    }
+
     @Test("An expired token is a 410 with the oldest valid token, waiting or not")
     func expiredTokenIsGone() async throws {
         try await withServer { server in

@@ -70,4 +70,23 @@ import Glibc
             #expect(await waitUntil(seconds: 10) { (try? await metric(client, gauge)) == 0 })
         }
     }
+
+    @Test("A connection that waited before is watched again when it waits again: its departure is seen at once")
+    func departureAfterAnEarlierWaitOnTheConnection() async throws {
+        // An ended watch leaves the pipeline only with the connection's next bytes: those must still reach the
+        // server, and the new wait must have a watch of its own.
+        try await withServer(ServerOptions(heartbeatInterval: .seconds(60))) { server in
+            let client = Client(server)
+            let start = try await client.token()
+            let socket = try #require(RawHTTP.openRequest(port: server.port, target: "/v1/changes?since=\(start)&wait=0.3"))
+            defer { close(socket) }
+            // The first long-poll has been answered (after its 0.3 s).
+            let answered = #"photosync_http_requests_total{route="/v1/changes",method="GET",status="200"}"#
+            #expect(await waitUntil { (try? await metric(client, answered)) == 1 })
+            #expect(RawHTTP.sendRequest(socket, target: "/v1/changes?since=\(start)&wait=55"))
+            #expect(await waitUntil { (try? await metric(client, "photosync_longpoll_waiting")) == 1 })
+            shutdown(socket, Int32(SHUT_WR))
+            #expect(await waitUntil(seconds: 10) { (try? await metric(client, "photosync_longpoll_waiting")) == 0 })
+        }
+    }
 }

@@ -25,8 +25,16 @@ import Testing
             #expect(try await client.get(location, headers: [("If-None-Match", etag)]).status == 304)
             let second = try await client.get(location)
             #expect(second.body == first.body)
+            // Served again from what the second request checked: the same bytes and headers, and its 304.
+            let third = try await client.get(location)
+            #expect(third.body == first.body && third.header("ETag") == etag && third.header("Content-Type") == "image/jpeg")
+            #expect(third.header("Cache-Control") == "public, max-age=31536000, immutable")
+            let unchanged = try await client.get(location, headers: [("If-None-Match", etag)])
+            #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("ETag") == etag)
             #expect(try await metric(client, "photosync_thumbnail_renders_total") == 1)
-            #expect(try await metric(client, "photosync_thumbnail_cache_hits_total") == 1)
+            #expect(try await metric(client, "photosync_thumbnail_cache_hits_total") == 2)
+            // Counted under the route, like the requests the router looked up.
+            #expect(try await metric(client, #"photosync_http_requests_total{route="/v1/renditions/**",method="GET",status="200"}"#) == 3)
             // New content: a new URL; the old one no longer serves (never other bytes under it).
             try Fixtures.sample("Family/IMG_2002.jpg").write(to: folder.appending(path: "photo.jpg"))
             _ = try await FolderMirror(library: server.library, root: folder).scan()

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import PhotoImaging
 import PhotoLibrary
 
@@ -17,8 +18,11 @@ struct ThumbnailsController: Sendable {
 
     static let immutable = "public, max-age=31536000, immutable"
 
+    /// The route of the immutable renditions (also the label of their metrics).
+    static let renditionRoute = "/v1/renditions/**"
+
     func addRoutes(to reads: RouterGroup<APIRequestContext>) {
-        reads.get("v1/renditions/**") { request, context in try await rendition(request, context) }
+        reads.get(RouterPath(Self.renditionRoute)) { request, context in try await rendition(request, context) }
     }
 
     /// `GET /v1/assets/{id}/thumbnail`: 302 to the immutable rendition URL (no render yet).
@@ -70,8 +74,21 @@ struct ThumbnailsController: Sendable {
         guard LibraryFiles.sameFile(again, checked.file) else { throw .notFound("the file of asset \(asset.localIdentifier) is not available") }
     }
 
+    /// The answer to a rendition URL served before at the current head, from what that request checked (its
+    /// asset's content, its headers) and the rendition's bytes in memory — no parsing, no lookup; nil for any
+    /// other request (``CheckedRenditions`` serves these before the router's lookup).
+    func checkedRendition(_ request: Request) -> Response? {
+        guard request.uri.query == nil,
+              let checked = environment.headCache.rendition(request.uri.path, head: environment.feed.head.sequence),
+              let bytes = environment.renditions.bytes(for: checked.key)
+        else { return nil }
+        return served(bytes, checked, request)
+    }
+
     /// `GET /v1/renditions/{id}/{hash}/{spec}`: the rendition's bytes, immutable.
     private func rendition(_ request: Request, _ context: APIRequestContext) async throws(APIError) -> Response {
+        if let response = checkedRendition(request) { return response }
+        let head = environment.feed.head.sequence
         _ = try QueryParameters(request, allowed: [])
         var segments = try ObjectPath.segments(context)
         guard segments.count >= 3 else { throw .notFound("no such rendition") }
@@ -82,15 +99,35 @@ struct ThumbnailsController: Sendable {
         if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: tag) {
             return Response(status: .notModified, headers: headers)
         }
-        let asset = try environment.headCache.asset(segments.joined(separator: "/"), head: environment.feed.head.sequence)
+        let asset = try environment.headCache.asset(segments.joined(separator: "/"), head: head)
         guard try sourceHash(of: asset) == hash else { throw .notFound("this rendition's source is no longer the asset's content") }
         var fields = headers
         fields[.contentType] = spec.mimeType
-        let key = "\(hash)/\(spec.fileName)"
-        if let bytes = environment.renditions.bytes(for: key) {
-            environment.metrics.renditionServed(rendered: false)
-            return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+        let checked = HeadCache.CheckedRendition(key: "\(hash)/\(spec.fileName)", tag: tag, headers: fields)
+        if let bytes = environment.renditions.bytes(for: checked.key) {
+            environment.headCache.storeRendition(checked, path: request.uri.path, head: head)
+            return served(bytes, checked, request)
         }
+        let bytes = try await rendered(asset, spec: spec, hash: hash)
+        environment.renditions.store(bytes, for: checked.key)
+        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+    }
+
+    /// A rendition whose URL was checked at the current head, from memory: `200`, or `304` for a request
+    /// that holds its tag.
+    private func served(_ bytes: ByteBuffer, _ checked: HeadCache.CheckedRendition, _ request: Request) -> Response {
+        if let condition = request.headers[.ifNoneMatch], EntityTag.noneMatchHits(condition, tag: checked.tag) {
+            var headers = checked.headers
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        environment.metrics.renditionServed(rendered: false)
+        return Response(status: .ok, headers: checked.headers, body: ResponseBody(byteBuffer: bytes))
+    }
+
+    /// Renders the rendition (or takes it from the image manager's cache on disk), checking that its source
+    /// stayed the file checked before and that it is the content `hash` names.
+    private func rendered(_ asset: Asset, spec: RenditionSpec, hash: String) async throws(APIError) -> ByteBuffer {
         let checked = try confinedSource(of: asset)
         let result = try await render(asset, spec: spec)
         try confirmUnchanged(checked, asset: asset)
@@ -98,9 +135,7 @@ struct ThumbnailsController: Sendable {
             throw .notFound("this rendition's source is no longer the asset's content")
         }
         environment.metrics.renditionServed(rendered: result.source == .rendered)
-        let bytes = ByteBuffer(bytes: data)
-        environment.renditions.store(bytes, for: key)
-        return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: bytes))
+        return ByteBuffer(bytes: data)
     }
 
     private func render(_ asset: Asset, spec: RenditionSpec) async throws(APIError) -> ImageResult {

@@ -51,6 +51,8 @@ final class ChangeFeed: Service, Sendable {
 
     let library: PhotoLibrary
     private let state: Mutex<State>
+    /// The one watch on the HTTP server's graceful shutdown (``stopOnServerShutdown()``).
+    private let serverShutdownWatch = Mutex<Task<Void, Never>?>(nil)
     private let pages: ChangePages
     private let metrics: ServerMetrics
     private let logger: Logger
@@ -126,6 +128,11 @@ final class ChangeFeed: Service, Sendable {
     /// Moves the head to `token` if it is newer, and wakes the waiters it passes — after computing the pages
     /// they will ask for. Called by the loop, and by the server's own writes (so that a client reads its
     /// write at once).
+    ///
+    /// - Complexity: one pass over the waiters under the lock to count their questions, one more to take
+    ///   those passed (all of them, in the common case of waiters at the same token: the table is then
+    ///   handed over whole, not copied), one history read per distinct question, then O(*n*) resumptions
+    ///   outside the lock.
     func advance(to token: ChangeToken) {
         let questions = state.withLock { state -> [ChangeQuery: Int] in
             guard token.sequence > state.head.sequence else { return [:] }
@@ -136,15 +143,25 @@ final class ChangeFeed: Service, Sendable {
             return questions
         }
         if !questions.isEmpty { pages.prefetch(questions, head: token.sequence) }
-        let woken = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
-            guard token.sequence > state.head.sequence else { return [] }
+        let woken = state.withLock { state -> [UInt64: Waiter] in
+            guard token.sequence > state.head.sequence else { return [:] }
             metrics.headMoved(from: state.head, to: token)
             state.head = token
-            let passed = state.waiters.filter { $0.value.after < token.sequence }
-            for id in passed.keys { state.waiters[id] = nil }
-            return passed.values.map(\.continuation)
+            return Self.takePassed(token.sequence, from: &state.waiters)
         }
-        for continuation in woken { continuation.resume(returning: .changed) }
+        for waiter in woken.values { waiter.continuation.resume(returning: .changed) }
+    }
+
+    /// Removes and returns the waiters waiting for a head before `sequence`.
+    private static func takePassed(_ sequence: Int64, from waiters: inout [UInt64: Waiter]) -> [UInt64: Waiter] {
+        if waiters.values.allSatisfy({ $0.after < sequence }) {
+            defer { waiters = [:] }
+            return waiters
+        }
+        var passed: [UInt64: Waiter] = [:]
+        for (id, waiter) in waiters where waiter.after < sequence { passed[id] = waiter }
+        for id in passed.keys { waiters[id] = nil }
+        return passed
     }
 
     /// Answers every waiter with ``Wake/stopping``, now and from now on: the server is shutting down.
@@ -160,10 +177,38 @@ final class ChangeFeed: Service, Sendable {
     /// Whether ``stop()`` was called.
     var isStopping: Bool { state.withLock { $0.stopping } }
 
+    /// Calls ``stop()`` when the graceful shutdown of the calling task's service begins. Call it from the
+    /// HTTP server's own task (its `onServerRunning`): the server's shutdown waits for its requests to end,
+    /// and comes before the feed's own (services stop in reverse order), so waiting requests must be
+    /// answered when the *server's* shutdown begins. One watch for all of them, instead of a handler each
+    /// (which every wait registered and removed again: a lock and a task status record per wake-up).
+    ///
+    /// The watch ends with the feed's ``run()``, or when called again (it then follows the newer caller).
+    func stopOnServerShutdown() {
+        // An unstructured task inherits the caller's task-locals, among them its service's graceful shutdown.
+        let watch = Task { [self] in
+            do {
+                try await gracefulShutdown()
+                stop()
+            } catch {
+                // Cancelled: the feed ended first, or a newer watch replaced this one.
+            }
+        }
+        let replaced = serverShutdownWatch.withLock { current -> Task<Void, Never>? in
+            defer { current = watch }
+            return current
+        }
+        replaced?.cancel()
+    }
+
     /// Follows the library's commits until the service is shut down.
     func run() async throws {
         await cancelWhenGracefulShutdown { await self.follow() }
         stop()
+        serverShutdownWatch.withLock { current -> Task<Void, Never>? in
+            defer { current = nil }
+            return current
+        }?.cancel()
     }
 
     private func follow() async {

@@ -15,27 +15,26 @@ import Synchronization
 /// once the kernel gives up retransmitting.
 ///
 /// The watch is a channel handler at the front of the connection's pipeline, added for the wait and removed
-/// after it. It assumes HTTP/1.1 (the server speaks nothing else; TLS is a proxy's): over HTTP/2 a stream's
+/// with the connection's next bytes after it. It assumes HTTP/1.1 (the server speaks nothing else; TLS is a proxy's): over HTTP/2 a stream's
 /// input ends with its request, so a watch there would have to look at the connection, not the stream.
 final class ClientDeparture: Sendable {
     private struct State {
         var departed = false
+        var ended = false
         var action: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
-    private let channel: any Channel
     private let watcher: Watcher
 
-    private init(channel: any Channel) {
-        self.channel = channel
+    private init() {
         watcher = Watcher()
         watcher.departure = self
     }
 
     /// Starts watching `channel` (one event-loop hop); nil when the channel is already closed.
     static func watch(_ channel: any Channel) async -> ClientDeparture? {
-        let departure = ClientDeparture(channel: channel)
+        let departure = ClientDeparture()
         do {
             try await channel.pipeline.addHandler(departure.watcher, position: .first).get()
         } catch {
@@ -44,11 +43,19 @@ final class ClientDeparture: Sendable {
         return departure
     }
 
-    /// Stops watching (the handler leaves the pipeline: the connection may serve further requests).
+    /// Stops watching. The handler leaves the pipeline when the connection's next bytes pass it (the next
+    /// request), on the event loop: ending a wait costs no hop to the event loop — the wake-up of 10,000
+    /// long-polls ends 10,000 watches —, and a connection that sends nothing more keeps an inert handler
+    /// until it closes.
     func end() {
-        state.withLock { $0.action = nil }
-        channel.pipeline.removeHandler(watcher, promise: nil)
+        state.withLock { state in
+            state.ended = true
+            state.action = nil
+        }
     }
+
+    /// Whether ``end()`` was called.
+    fileprivate var hasEnded: Bool { state.withLock { $0.ended } }
 
     /// Whether the client has gone.
     var hasDeparted: Bool { state.withLock { $0.departed } }
@@ -80,6 +87,13 @@ final class ClientDeparture: Sendable {
         typealias InboundIn = ByteBuffer
 
         weak var departure: ClientDeparture?
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.fireChannelRead(data)
+            // The next request: the wait this handler watched for has ended (a client of a waiting request
+            // sends nothing before its answer; bytes pipelined behind it pass while the watch goes on).
+            if departure?.hasEnded ?? true { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
+        }
 
         func handlerAdded(context: ChannelHandlerContext) {
             if !context.channel.isActive { departure?.depart() }

@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import PhotoLibrary
 import PhotosyncWire
-import ServiceLifecycle
 
 /// `GET /v1/changes/stream`: the changes feed as Server-Sent Events.
 ///
@@ -62,12 +61,8 @@ struct EventStream: Sendable {
             metrics.changesServed(page.count, feed: "sse")
             cursor = page.end
             if !page.hasMore || feed.isStopping {
-                let wake = await withGracefulShutdownHandler {
-                    await feed.wait(
-                        after: cursor.sequence, until: .now + heartbeat, kind: .eventStream, query: query.from(cursor), departure: departure)
-                } onGracefulShutdown: {
-                    feed.stop()
-                }
+                let wake = await feed.wait(
+                    after: cursor.sequence, until: .now + heartbeat, kind: .eventStream, query: query.from(cursor), departure: departure)
                 switch wake {
                 case .changed:
                     break

@@ -2,7 +2,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import PhotoLibrary
-import ServiceLifecycle
 
 /// `GET /v1/changes?wait=S`: answered as soon as a change after the token is committed, by any process, or
 /// after S seconds (at most 55) with none.
@@ -69,11 +68,8 @@ struct LongPoll: Sendable {
             break
         }
         // Past the first heartbeat: the head goes out now, then whitespace until the JSON.
-        var headers = HTTPFields()
-        headers[.contentType] = JSONResponse.contentType
-        headers[.cacheControl] = "no-store"
         let waiting = position
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        return Response(status: .ok, headers: Self.headers, body: ResponseBody { writer in
             defer { departure?.end() }
             try await keepWaiting(waiting, until: deadline, departure: departure, writer: &writer)
         })
@@ -81,8 +77,11 @@ struct LongPoll: Sendable {
 
     private func answer(_ page: ChangePage, feed: String) -> Response {
         metrics.changesServed(page.count, feed: feed)
-        return JSONResponse.make(buffer: page.body, headers: [.cacheControl: "no-store"])
+        return Response(status: .ok, headers: Self.headers, body: ResponseBody(byteBuffer: page.body))
     }
+
+    /// The headers of every answer, made once.
+    static let headers: HTTPFields = [.contentType: JSONResponse.contentType, .cacheControl: "no-store"]
 
     /// The streamed part of a long wait: a space per heartbeat, then the page.
     private func keepWaiting(
@@ -114,12 +113,7 @@ struct LongPoll: Sendable {
     ) async throws(APIError) -> Outcome {
         while true {
             let since = position.since.sequence
-            let question = position
-            let wake = await withGracefulShutdownHandler {
-                await feed.wait(after: since, until: deadline, kind: .longPoll, query: question, departure: departure)
-            } onGracefulShutdown: {
-                feed.stop()
-            }
+            let wake = await feed.wait(after: since, until: deadline, kind: .longPoll, query: position, departure: departure)
             switch wake {
             case .timedOut: return .timedOut
             case .stopping, .departed: return .stopping

@@ -1,10 +1,12 @@
 import Foundation
+import HTTPTypes
 import PhotoLibrary
 import PhotosyncWire
 import Synchronization
 
 /// What the byte routes (originals, renditions) read from the library, kept until the feed's head moves:
-/// the mirrored folders (and the resolved roots a served file must lie in), and assets by identifier.
+/// the mirrored folders (and the resolved roots a served file must lie in), assets by identifier, and the
+/// rendition URLs found to name their asset's current content.
 ///
 /// A commit by any process moves the head (the feed follows the library's commit notification, within
 /// milliseconds; the server's own writes move it at once), and the cache starts over: a request never sees
@@ -15,6 +17,7 @@ final class HeadCache: Sendable {
         var head: Int64 = -1
         var roots: (paths: MirrorPaths, allowed: [String])?
         var assets: [String: Asset] = [:]
+        var renditions: [String: CheckedRendition] = [:]
 
         mutating func move(to head: Int64) {
             guard head != self.head else { return }
@@ -22,7 +25,16 @@ final class HeadCache: Sendable {
         }
     }
 
-    /// Assets kept at most (past that the cache starts over).
+    /// A rendition URL checked at this head: its asset's content is its source, and its headers.
+    struct CheckedRendition: Sendable {
+        /// The rendition's key in ``RenditionMemory``.
+        let key: String
+        let tag: String
+        /// The headers of its `200` (and, without the content type, of its `304`).
+        let headers: HTTPFields
+    }
+
+    /// Assets (and checked rendition URLs) kept at most (past that the cache starts over).
     static let capacity = 10_000
 
     private let state = Mutex(State())
@@ -62,5 +74,22 @@ final class HeadCache: Sendable {
             state.assets[identifier] = asset
         }
         return asset
+    }
+
+    /// The rendition at this request path, as checked at `head`; nil if it wasn't (or the head moved since).
+    func rendition(_ path: String, head: Int64) -> CheckedRendition? {
+        state.withLock { state in
+            state.move(to: head)
+            return state.renditions[path]
+        }
+    }
+
+    /// Notes that the rendition at this request path names its asset's content at `head`.
+    func storeRendition(_ rendition: CheckedRendition, path: String, head: Int64) {
+        state.withLock { state in
+            state.move(to: head)
+            if state.renditions.count >= Self.capacity { state.renditions.removeAll(keepingCapacity: true) }
+            state.renditions[path] = rendition
+        }
     }
 }

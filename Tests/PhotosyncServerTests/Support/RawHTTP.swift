@@ -42,6 +42,12 @@ enum RawHTTP {
         return socket
     }
 
+    /// Sends `GET target` on an open connection (a further request on it); false when the send failed.
+    static func sendRequest(_ socket: Int32, target: String) -> Bool {
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        return request.withUnsafeBytes({ Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+    }
+
     private static func connect(port: Int) -> Int32? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return nil }
