@@ -37,9 +37,9 @@ public struct InotifyReader: Sendable {
     /// Creates a non-blocking, close-on-exec inotify instance.
     ///
     /// - Throws: the `errno` of `inotify_init1` (`EMFILE` when fs.inotify.max_user_instances is reached).
-    public init() throws(Errno) {
+    public init() throws(SystemCallError) {
         let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard descriptor >= 0 else { throw Errno(code: errno) }
+        guard descriptor >= 0 else { throw SystemCallError(code: errno) }
         self.descriptor = descriptor
     }
 
@@ -47,9 +47,9 @@ public struct InotifyReader: Sendable {
     ///
     /// - Returns: the watch descriptor, which ``Record/watch`` carries.
     /// - Throws: the `errno` of `inotify_add_watch` (`ENOSPC`: fs.inotify.max_user_watches is reached).
-    public func addWatch(_ path: String, mask: UInt32) throws(Errno) -> Int32 {
+    public func addWatch(_ path: String, mask: UInt32) throws(SystemCallError) -> Int32 {
         let watch = inotify_add_watch(descriptor, path, mask)
-        guard watch >= 0 else { throw Errno(code: errno) }
+        guard watch >= 0 else { throw SystemCallError(code: errno) }
         return watch
     }
 
@@ -98,8 +98,10 @@ public struct InotifyReader: Sendable {
     }
 }
 
-/// A system call's `errno`.
-public struct Errno: Error, Sendable, Equatable {
-    /// The `errno` value.
-    public let code: Int32
+extension InotifyReader {
+    /// A failed system call's `errno`.
+    public struct SystemCallError: Error, Sendable, Equatable {
+        /// The `errno` value.
+        public let code: Int32
+    }
 }
