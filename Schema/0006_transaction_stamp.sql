@@ -5,12 +5,12 @@
 -- on the commit writes it once, in `stamp`, and readers take it from there, as Schema/postgres does.
 --
 -- Existing rows are backfilled with exactly the value the earlier builds derived, so every token issued
--- before this migration names the same transaction after it. SQLite's round() adds 0.5 and truncates, which
--- is not Swift's rounding for every double (0.49999999999999994, and above 2^52 where the sum itself
--- rounds); so the rounding is spelled out: the product, truncated toward zero (CAST, exact below 2^63),
--- plus or minus one when the remainder — exact in a double — reaches half (ties away from zero, as Swift's
--- `.rounded()`). The multiplication is the same IEEE double product as Swift's. JournalStampMigrationTests
--- checks the result against the Swift function on adversarial dates.
+-- before this migration names the same transaction after it. The rounding is spelled out with exact
+-- operations only, rather than trusting round(), whose algorithm has changed between SQLite versions and
+-- which adds 0.5 and truncates (wrong for 0.49999999999999994): the product — the same IEEE double product as
+-- Swift's — truncated toward zero (CAST, exact below 2^63), plus or minus one when the remainder (exact in a
+-- double) reaches one half: ties away from zero, as Swift's `.rounded()`. JournalStampTests checks the result
+-- against the Swift function on ties, their neighbours, products above 2^52 and negative dates.
 
 ALTER TABLE change_transaction ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;   -- the token stamp: the commit date in microseconds
 UPDATE change_transaction SET stamp =

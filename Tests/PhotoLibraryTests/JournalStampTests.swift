@@ -56,7 +56,7 @@ import Testing
     }
 
     /// The migration's SQL backfill equals `ChangeToken.stamp(forDate:)` bit for bit, on dates where a naive
-    /// rounding differs: ties, the double just below one half, products above 2^52, negative dates.
+    /// rounding differs: exact ties and their neighbours, products above 2^52, negative dates.
     @Test func theBackfillRoundsExactlyAsSwiftDoes() throws {
         var dates: [Double] = [0, -0.0, 0.4999999999999999e-6, 0.5e-6, 1.5e-6, 2.5e-6, -0.5e-6, -1.5e-6, 1e-7, -1e-7,
                                4_503_599_627.370_497, 4_503_599_627.370_497.nextUp, 9_007_199_254.740_993, 9_000_000_000_000.5]
