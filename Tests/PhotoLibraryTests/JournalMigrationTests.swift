@@ -40,6 +40,7 @@ import Testing
                     arguments: [row["seq"], row["objectType"], row["objectId"], row["localIdentifier"], row["kind"],
                                 row["changedProperties"], row["contentChanged"], previous])
             }
+            try db.execute(sql: "ALTER TABLE change_transaction DROP COLUMN stamp")  // Schema 6's.
             try db.execute(sql: "PRAGMA user_version = 4")
         }
         try queue.close()

@@ -12,8 +12,6 @@ import Testing
 struct SchemaParityTests {
     /// Differences by design, each with its reason. Anything else that differs fails the test.
     static let expectedDifferences: Set<String> = [
-        // PostgreSQL stores a transaction's token stamp; SQLite derives it from `date`.
-        "postgres only: column change_transaction.stamp integer not null",
         // Predicate string matching on PostgreSQL: its folding tables (migration 0005 there).
         "postgres only: table fetchpredicate_scalar",
         "postgres only: table fetchpredicate_fold_version",

@@ -22,19 +22,11 @@ struct JournalRecord: Sendable, Hashable {
     let previousValues: Data?
 }
 
-/// The transaction one committed change block appended to the journal.
-struct CommittedTransaction: Sendable {
-    let sequence: Int64
-    let stamp: Int64
-    let author: String
-    let date: Double
-}
-
 extension ChangeSession {
     /// Ends the block: writes pending edits, maintains derived collections and appends the journal.
     ///
     /// - Returns: the journaled transaction, or nil when the block changed nothing.
-    func finish() throws -> CommittedTransaction? {
+    func finish() throws -> JournalTransaction? {
         if let firstError { throw firstError }
         try writePendingAssets()
         for write in mirrorWrites { try write(db) }
@@ -347,7 +339,7 @@ extension ChangeSession {
     /// Appends the block's transaction to the journal: one record per object whose public state changed.
     ///
     /// - Returns: the transaction, or nil when the block changed nothing public or the journal is off.
-    private func appendJournal(afterAssets: [Int64: AssetRow]) throws -> CommittedTransaction? {
+    private func appendJournal(afterAssets: [Int64: AssetRow]) throws -> JournalTransaction? {
         guard library.journaling else { return nil }
         var batch = JournalBatch(capacity: assetsBefore.count + collectionsBefore.count + listsBefore.count)
         // Keys sorted, not the (key, row) pairs: the rows are large.
@@ -368,8 +360,9 @@ extension ChangeSession {
                 membershipChanged: listMembershipChanged.contains(id))
         }
         guard !batch.isEmpty else { return nil }
-        let sequence = try batch.write(author: author, date: now, db)
-        return CommittedTransaction(sequence: sequence, stamp: ChangeToken.stamp(forDate: now), author: author, date: now)
+        let stamp = ChangeToken.stamp(forDate: now)
+        let sequence = try batch.write(author: author, date: now, stamp: stamp, db)
+        return JournalTransaction(sequence: sequence, author: author, date: now, stamp: stamp)
     }
 }
 
@@ -469,9 +462,9 @@ struct JournalBatch {
     /// as much as inserting them. The statements still run through GRDB, which tracks what they write.
     ///
     /// - Returns: the transaction's sequence number.
-    func write(author: String, date: Double, _ db: Database) throws -> Int64 {
-        try db.cachedStatement(sql: "INSERT INTO change_transaction (author, date) VALUES (?, ?)")
-            .execute(arguments: [author, date])
+    func write(author: String, date: Double, stamp: Int64, _ db: Database) throws -> Int64 {
+        try db.cachedStatement(sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?)")
+            .execute(arguments: [author, date, stamp])
         let sequence = db.lastInsertedRowID
         try values.bytes.withUnsafeBytes { buffer in
             var start = 0

@@ -119,7 +119,7 @@ extension PhotoLibrary {
     }
 
     struct CommittedWrite: Sendable {
-        let transaction: CommittedTransaction?
+        let transaction: JournalTransaction?
         let releasedOriginals: Set<String>
         /// Set when a sync cookie was recorded (mirror state, not journaled) and no transaction was: waiters
         /// must still be woken. The library's last journal sequence.

@@ -27,6 +27,9 @@ public struct ChangeToken: Sendable, Hashable, Comparable, Codable, CustomString
         self.stamp = stamp
     }
 
+    /// The stamp of a transaction committed at `date` (seconds since 1970): microseconds, rounded half away
+    /// from zero. Computed once, by the commit, and stored with the transaction (`change_transaction.stamp`);
+    /// readers take the stored value. Schema/0006 backfilled earlier transactions with exactly this value.
     static func stamp(forDate date: Double) -> Int64 {
         Int64((date * 1_000_000).rounded())
     }

@@ -98,7 +98,8 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     ) throws -> [PersistentChange] {
             // Statements prepared once per connection; columns read by position.
             let transactions = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
+                db.cachedStatement(
+                    sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
                 arguments: [sequence, end, Self.batchSize])
             guard let first = transactions.first, let last = transactions.last else { return [] }
             let firstSeq: Int64 = first[0]
@@ -114,14 +115,12 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             }
             var changes: [PersistentChange] = []
             changes.reserveCapacity(transactions.count)
-            for transaction in transactions {
-                let seq: Int64 = transaction[0]
-                let author: String = transaction[1]
-                let date: Double = transaction[2]
-                let token = ChangeToken(libraryIdentity: library.identity, sequence: seq, stamp: ChangeToken.stamp(forDate: date))
+            for row in transactions {
+                let transaction = JournalTransaction(row: row)
                 changes.append(PersistentChange(
-                    changeToken: token, author: author, date: Date(timeIntervalSince1970: date),
-                    details: records[seq]?.details() ?? [:], skipped: excludedAuthors.contains(author)))
+                    changeToken: transaction.token(library: library.identity), author: transaction.author,
+                    date: Date(timeIntervalSince1970: transaction.date),
+                    details: records[transaction.sequence]?.details() ?? [:], skipped: excludedAuthors.contains(transaction.author)))
             }
             return changes
     }
@@ -194,15 +193,14 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             let filter = authors.isEmpty ? "" : " AND author NOT IN (\(Array(repeating: "?", count: authors.count).joined(separator: ",")))"
             let rows = try Row.fetchAll(
                 db,
-                sql: "SELECT seq, date FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
+                sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
                 arguments: StatementArguments([token.sequence]) + StatementArguments(authors) + [limit + 1])
             if rows.count > limit {
                 hasMore = true
                 if limit == 0 {
                     end = token
                 } else {
-                    let last = rows[limit - 1]
-                    end = ChangeToken(libraryIdentity: library.identity, sequence: last["seq"], stamp: ChangeToken.stamp(forDate: last["date"]))
+                    end = JournalTransaction(row: rows[limit - 1]).token(library: library.identity)
                 }
             }
         }

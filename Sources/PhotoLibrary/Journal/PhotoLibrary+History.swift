@@ -86,8 +86,10 @@ extension PhotoLibrary {
     }
 
     func currentToken(_ db: Database) throws -> ChangeToken {
-        if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, date FROM change_transaction ORDER BY seq DESC LIMIT 1")) {
-            return ChangeToken(libraryIdentity: identity, sequence: row[0], stamp: ChangeToken.stamp(forDate: row[1]))
+        if let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT \(JournalTransaction.columns) FROM change_transaction ORDER BY seq DESC LIMIT 1"))
+        {
+            return JournalTransaction(row: row).token(library: identity)
         }
         return try floorToken(db)
     }
@@ -117,9 +119,8 @@ extension PhotoLibrary {
             if token.sequence == floor.sequence {
                 stamp = floor.stamp
             } else {
-                stamp = try Double.fetchOne(
-                    db.cachedStatement(sql: "SELECT date FROM change_transaction WHERE seq = ?"), arguments: [token.sequence]
-                ).map(ChangeToken.stamp(forDate:))
+                stamp = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT stamp FROM change_transaction WHERE seq = ?"), arguments: [token.sequence])
             }
             if let stamp, stamp != token.stamp {
                 throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
@@ -290,12 +291,12 @@ extension PhotoLibrary {
     static func expire(throughSequence sequence: Int64, _ db: Database) throws {
         let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
         guard sequence > floor else { return }
-        guard let date = try Double.fetchOne(db, sql: "SELECT date FROM change_transaction WHERE seq = ?", arguments: [sequence]) else { return }
+        guard let stamp = try Int64.fetchOne(db, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [sequence]) else { return }
         try db.execute(sql: "DELETE FROM change_record WHERE seq <= ?", arguments: [sequence])
         try db.execute(sql: "DELETE FROM change_transaction WHERE seq <= ?", arguments: [sequence])
         try db.execute(
             sql: "UPDATE change_journal SET floor = ?, floorStamp = ? WHERE id = 1",
-            arguments: [sequence, ChangeToken.stamp(forDate: date)])
+            arguments: [sequence, stamp])
     }
 
     /// Applies the retention policy. Inside a write.

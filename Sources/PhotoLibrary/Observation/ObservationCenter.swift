@@ -266,8 +266,7 @@ final class ObservationCenter: Sendable {
         let context = try deliveryContext(journal, results: results, onWriter: onWriter, db)
         return journal.transactions.map { transaction in
             Change(
-                changeToken: ChangeToken(
-                    libraryIdentity: identity, sequence: transaction.sequence, stamp: ChangeToken.stamp(forDate: transaction.date)),
+                changeToken: transaction.token(library: identity),
                 author: transaction.author, date: Date(timeIntervalSince1970: transaction.date),
                 context: transaction.sequence == last.sequence ? context : nil)
         }

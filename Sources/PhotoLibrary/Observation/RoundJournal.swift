@@ -81,7 +81,7 @@ struct RoundJournal: Sendable {
     let floor: Int64
     /// The position the round reads from: its records are those of the transactions after it.
     let start: Int64
-    let transactions: [(sequence: Int64, author: String, date: Double)]
+    let transactions: [JournalTransaction]
     /// Every record of ``transactions``.
     let recorded: JournalRecords
 
@@ -94,11 +94,9 @@ struct RoundJournal: Sendable {
             """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
         guard let position, position.end > start else { return nil }
         (end, floor, self.start) = (position.end, position.floor, start)
-        var transactions: [(sequence: Int64, author: String, date: Double)] = []
-        try RawQuery(db, "SELECT seq, author, date FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
-            .forEachRow(start, end) { row in
-                transactions.append((sqlite3_column_int64(row, 0), RawQuery.text(row, 1), sqlite3_column_double(row, 2)))
-            }
+        var transactions: [JournalTransaction] = []
+        try RawQuery(db, "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
+            .forEachRow(start, end) { row in transactions.append(JournalTransaction(statement: row)) }
         guard !transactions.isEmpty else { return nil }
         self.transactions = transactions
         recorded = try JournalRecords(after: start, through: end, db)

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// One transaction of the journal (a `change_transaction` row): what a commit appends and what every reader
+/// makes tokens from.
+///
+/// The stamp is the one the commit stored (``ChangeToken/stamp(forDate:)`` of its date, computed once);
+/// readers never derive it again from `date`.
+struct JournalTransaction: Sendable {
+    let sequence: Int64
+    let author: String
+    /// Seconds since 1970.
+    let date: Double
+    /// The token stamp stored with the transaction.
+    let stamp: Int64
+
+    /// The columns the row initialisers read, in their order.
+    static let columns = "seq, author, date, stamp"
+
+    init(sequence: Int64, author: String, date: Double, stamp: Int64) {
+        self.sequence = sequence
+        self.author = author
+        self.date = date
+        self.stamp = stamp
+    }
+
+    /// Reads a row selected with ``columns``.
+    init(row: Row) {
+        self.init(sequence: row[0], author: row[1], date: row[2], stamp: row[3])
+    }
+
+    /// Reads the current row of a statement selecting ``columns``.
+    init(statement row: SQLiteStatement) {
+        self.init(
+            sequence: sqlite3_column_int64(row, 0), author: RawQuery.text(row, 1), date: sqlite3_column_double(row, 2),
+            stamp: sqlite3_column_int64(row, 3))
+    }
+
+    /// The token naming this transaction in the library `identity`.
+    func token(library identity: UUID) -> ChangeToken {
+        ChangeToken(libraryIdentity: identity, sequence: sequence, stamp: stamp)
+    }
+}
