@@ -96,91 +96,113 @@ struct LivePhotoPairing {
         if batch.inserts.isEmpty && batch.updates.isEmpty && batch.moves.isEmpty && batch.deletes.isEmpty { return Plan() }
         if uncommitted { self = LivePhotoPairing() }
         uncommitted = true
+        var work = PlanWork()
+        try loadIfNeeded(model: model, library: library, into: &work)
+        fold(batch, root: root, timeZone: timeZone, into: &work)
+        classifyDirectories(model: model, root: root, timeZone: timeZone, work: work)
+        return try reevaluate(work, model: model, library: library)
+    }
+
+    /// What one plan gathers before it re-evaluates.
+    private struct PlanWork {
+        /// The directories whose pairing may have changed.
         var touched = Set<String>()
-        // Files entering a directory in this batch, classified: they need no probe.
+        /// Files entering a directory in this batch, classified: they need no probe.
         var classifiedNow: [String: Set<String>] = [:]
+        /// The paths of the batch's inserts and updates: their assets are written by the batch itself.
         var fromBatch = Set<String>()
+    }
 
-        if !loaded {
-            loaded = true
-            let liveAssets = try library.fetchAssets(options: FetchOptions(
-                predicate: "mediaSubtypes CONTAINS photoLive", includeHiddenAssets: true, includeAllBurstAssets: true))
-            if liveAssets.count > 0 {
-                let identifiers = Set(liveAssets.map(\.localIdentifier))
-                model.forEachFile { file in
-                    if let id = file.assetIdentifier, identifiers.contains(id) { touched.insert(FileSystem.parent(of: file.relativePath)) }
-                }
-            }
+    /// On the first plan (a new state, or one dropped after an uncommitted plan), the directories of the
+    /// library's live photos are re-evaluated.
+    private mutating func loadIfNeeded(model: MirrorModel, library: PhotoLibrary, into work: inout PlanWork) throws(PhotoLibraryError) {
+        guard !loaded else { return }
+        loaded = true
+        let liveAssets = try library.fetchAssets(options: FetchOptions(
+            predicate: "mediaSubtypes CONTAINS photoLive", includeHiddenAssets: true, includeAllBurstAssets: true))
+        guard liveAssets.count > 0 else { return }
+        let identifiers = Set(liveAssets.map(\.localIdentifier))
+        model.forEachFile { file in
+            if let id = file.assetIdentifier, identifiers.contains(id) { work.touched.insert(FileSystem.parent(of: file.relativePath)) }
         }
+    }
 
-        func remove(_ path: String) {
-            let directory = FileSystem.parent(of: path)
-            if members[directory]?.removeValue(forKey: FileSystem.name(of: path)) != nil { touched.insert(directory) }
-        }
-        func add(_ path: String, _ member: Member?) {
-            let directory = FileSystem.parent(of: path)
-            classifiedNow[directory, default: []].insert(path)
-            guard let member else { return }
-            members[directory, default: [:]][FileSystem.name(of: path)] = member
-            touched.insert(directory)
-        }
-
-        for file in batch.deletes { remove(file.relativePath) }
+    /// Folds the batch's deletions, moves, updates and inserts into the members of their directories.
+    private mutating func fold(_ batch: Batch, root: String, timeZone: TimeZone, into work: inout PlanWork) {
+        for file in batch.deletes { remove(file.relativePath, &work) }
         // Every source is looked up before any destination is written: a batch may rotate names (a → b, c → a).
         let moving = batch.moves.map { members[FileSystem.parent(of: $0.from.relativePath)]?[FileSystem.name(of: $0.from.relativePath)] }
-        for (from, _) in batch.moves { remove(from.relativePath) }
+        for (from, _) in batch.moves { remove(from.relativePath, &work) }
         for ((from, to), member) in zip(batch.moves, moving) {
             let source = FileSystem.parent(of: from.relativePath)
             if member != nil || classified.contains(source) {
-                add(to.relativePath, member)
+                add(to.relativePath, member, &work)
             } else {
-                add(to.relativePath, Self.probe(root + "/" + to.relativePath, timeZone: timeZone))
+                add(to.relativePath, Self.probe(root + "/" + to.relativePath, timeZone: timeZone), &work)
             }
         }
         for (new, _) in batch.updates {
-            remove(new.path)
-            add(new.path, Self.member(new.probe, live: false))
-            fromBatch.insert(new.path)
+            remove(new.path, &work)
+            add(new.path, Self.member(new.probe, live: false), &work)
+            work.fromBatch.insert(new.path)
         }
         for file in batch.inserts {
-            add(file.path, Self.member(file.probe, live: false))
-            fromBatch.insert(file.path)
+            add(file.path, Self.member(file.probe, live: false), &work)
+            work.fromBatch.insert(file.path)
         }
+    }
 
-        // Directories not classified yet: exact once every file in them came with this batch; else probed when
-        // they matter.
+    private mutating func remove(_ path: String, _ work: inout PlanWork) {
+        let directory = FileSystem.parent(of: path)
+        if members[directory]?.removeValue(forKey: FileSystem.name(of: path)) != nil { work.touched.insert(directory) }
+    }
+
+    private mutating func add(_ path: String, _ member: Member?, _ work: inout PlanWork) {
+        let directory = FileSystem.parent(of: path)
+        work.classifiedNow[directory, default: []].insert(path)
+        guard let member else { return }
+        members[directory, default: [:]][FileSystem.name(of: path)] = member
+        work.touched.insert(directory)
+    }
+
+    /// Directories not classified yet: exact once every file in them came with this batch; else probed when
+    /// they matter.
+    private mutating func classifyDirectories(model: MirrorModel, root: String, timeZone: TimeZone, work: PlanWork) {
         var toClassify = Set<String>()
-        for directory in touched.union(classifiedNow.keys) where !classified.contains(directory) {
-            let known = classifiedNow[directory]?.count(where: { model.stamp(at: $0) != nil }) ?? 0
+        for directory in work.touched.union(work.classifiedNow.keys) where !classified.contains(directory) {
+            let known = work.classifiedNow[directory]?.count(where: { model.stamp(at: $0) != nil }) ?? 0
             if known == model.directCount[directory] ?? 0 {
                 classified.insert(directory)
-            } else if touched.contains(directory) {
+            } else if work.touched.contains(directory) {
                 toClassify.insert(directory)
             }
         }
-        if !toClassify.isEmpty {
-            var paths: [String] = []
-            model.forEachFile { paths.append($0.relativePath) }
-            for path in paths {
-                let directory = FileSystem.parent(of: path)
-                guard toClassify.contains(directory), classifiedNow[directory]?.contains(path) != true else { continue }
-                var member = Self.probe(root + "/" + path, timeZone: timeZone)
-                member?.live = nil
-                if let member { members[directory, default: [:]][FileSystem.name(of: path)] = member }
-            }
-            classified.formUnion(toClassify)
+        guard !toClassify.isEmpty else { return }
+        var paths: [String] = []
+        model.forEachFile { paths.append($0.relativePath) }
+        for path in paths {
+            let directory = FileSystem.parent(of: path)
+            guard toClassify.contains(directory), work.classifiedNow[directory]?.contains(path) != true else { continue }
+            var member = Self.probe(root + "/" + path, timeZone: timeZone)
+            member?.live = nil
+            if let member { members[directory, default: [:]][FileSystem.name(of: path)] = member }
         }
+        classified.formUnion(toClassify)
+    }
 
-        // Re-evaluate: each still is live exactly when a movie beside it has its identifier.
+    /// Re-evaluates the touched directories: each still is live exactly when a movie beside it has its
+    /// identifier. Files of the batch are marked in the plan; assets already in the library whose state
+    /// changes become asset changes.
+    private mutating func reevaluate(_ work: PlanWork, model: MirrorModel, library: PhotoLibrary) throws(PhotoLibraryError) -> Plan {
         var plan = Plan()
         var pending: [(directory: String, name: String, live: Bool, asset: String)] = []
-        for directory in touched {
+        for directory in work.touched {
             guard var files = members[directory] else { continue }
             let movies = Set(files.values.filter { $0.role == .movie }.map(\.identifier))
             for (name, member) in files where member.role == .still {
                 let live = movies.contains(member.identifier)
                 let path = directory.isEmpty ? name : directory + "/" + name
-                if fromBatch.contains(path) {
+                if work.fromBatch.contains(path) {
                     if live { plan.liveFiles.insert(path) }
                     files[name]?.live = live
                 } else if member.live != live, let asset = model[path: path]?.assetIdentifier {
@@ -189,17 +211,16 @@ struct LivePhotoPairing {
             }
             members[directory] = files.isEmpty ? nil : files
         }
-        if !pending.isEmpty {
-            let fetched = try library.fetchAssets(
-                withLocalIdentifiers: pending.map(\.asset),
-                options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
-            var assets: [String: Asset] = [:]
-            for asset in fetched { assets[asset.localIdentifier] = asset }
-            for item in pending {
-                guard let asset = assets[item.asset] else { continue }
-                if asset.mediaSubtypes.contains(.photoLive) != item.live { plan.assetChanges.append((asset, item.live)) }
-                members[item.directory]?[item.name]?.live = item.live
-            }
+        guard !pending.isEmpty else { return plan }
+        let fetched = try library.fetchAssets(
+            withLocalIdentifiers: pending.map(\.asset),
+            options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true))
+        var assets: [String: Asset] = [:]
+        for asset in fetched { assets[asset.localIdentifier] = asset }
+        for item in pending {
+            guard let asset = assets[item.asset] else { continue }
+            if asset.mediaSubtypes.contains(.photoLive) != item.live { plan.assetChanges.append((asset, item.live)) }
+            members[item.directory]?[item.name]?.live = item.live
         }
         return plan
     }
