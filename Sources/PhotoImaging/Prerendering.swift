@@ -58,7 +58,7 @@ extension ImageManager {
                             guard index < assets.count else { return }
                             let asset = assets[assets.startIndex + index]
                             let outcome = await prerender(asset, sizes: sizes, contentMode: contentMode, format: format)
-                            continuation.yield(tally.record(outcome))
+                            tally.record(outcome, into: continuation)
                         }
                     }
                 }
@@ -128,25 +128,32 @@ private final class PrerenderTally: Sendable {
     /// Whether the run stopped at the cache's budget.
     var isStopped: Bool { counts.withLock { $0.stoppedAtBudget } }
 
-    func record(_ outcome: PrerenderOutcome) -> PrerenderProgress {
+    /// Counts `outcome` and yields the new totals, under the one lock: workers finishing at once yield in the
+    /// order they counted, so the stream's last element is the run's end (with `bufferingNewest(1)`, a yield
+    /// made after the lock could put an older total last).
+    func record(_ outcome: PrerenderOutcome, into continuation: AsyncStream<PrerenderProgress>.Continuation) {
         counts.withLock { counts in
-            switch outcome {
-            case .done(let rendered, let cached):
-                counts.completed += 1
-                counts.rendered += rendered
-                counts.cached += cached
-            case .failed(let error):
-                counts.completed += 1
-                counts.failed += 1
-                counts.lastError = error
-            case .atBudget(let rendered, let cached):
-                counts.rendered += rendered
-                counts.cached += cached
-                counts.stoppedAtBudget = true
-            }
-            return PrerenderProgress(
-                total: total, completed: counts.completed, rendered: counts.rendered, alreadyCached: counts.cached,
-                failed: counts.failed, lastError: counts.lastError, stoppedAtBudget: counts.stoppedAtBudget)
+            _ = continuation.yield(Self.count(outcome, in: &counts, total: total))
         }
+    }
+
+    private static func count(_ outcome: PrerenderOutcome, in counts: inout Counts, total: Int) -> PrerenderProgress {
+        switch outcome {
+        case .done(let rendered, let cached):
+            counts.completed += 1
+            counts.rendered += rendered
+            counts.cached += cached
+        case .failed(let error):
+            counts.completed += 1
+            counts.failed += 1
+            counts.lastError = error
+        case .atBudget(let rendered, let cached):
+            counts.rendered += rendered
+            counts.cached += cached
+            counts.stoppedAtBudget = true
+        }
+        return PrerenderProgress(
+            total: total, completed: counts.completed, rendered: counts.rendered, alreadyCached: counts.cached,
+            failed: counts.failed, lastError: counts.lastError, stoppedAtBudget: counts.stoppedAtBudget)
     }
 }

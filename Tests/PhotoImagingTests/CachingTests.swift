@@ -99,5 +99,24 @@ extension ImagingTests {
             for await progress in fixture.manager.prerenderRenditions(of: assets, sizes: sizes) { third = progress }
             #expect(third?.rendered == 0 && third?.alreadyCached == 16)
         }
+
+        /// Workers finishing at once used to yield after counting, outside the count's lock: the stream (which
+        /// keeps the newest element) could end on an older total, and `photosync thumbnails` then called a
+        /// finished run interrupted.
+        @Test("pre-rendering in parallel: totals never go back, and the last progress is the run's end")
+        func prerenderProgressEndsAtTheEnd() async throws {
+            let fixture = try ImagingFixture()
+            var assets: [Asset] = []
+            for index in 0..<60 { assets.append(try await fixture.asset("corrupt.jpg", as: "corrupt-\(index).jpg")) }
+            for _ in 0..<300 {
+                var completed: [Int] = []
+                for await progress in fixture.manager.prerenderRenditions(of: assets, sizes: [PixelSize(square: 32)], concurrency: 8) {
+                    completed.append(progress.completed)
+                    await Task.yield()
+                }
+                #expect(completed.last == assets.count, "\(completed)")
+                #expect(zip(completed, completed.dropFirst()).allSatisfy { $0 < $1 }, "\(completed)")
+            }
+        }
     }
 }
