@@ -146,9 +146,10 @@ final class ObservationCenter: Sendable {
     // MARK: Delivery
 
     /// The connection delivery rounds read from when the writer's doesn't take them (see ``WriterRound``): a
-    /// read-only connection of their own, opened on first use. SQLite drops a connection's page cache at its first read after another connection's commit — every
-    /// round's first read — and the cost follows the pages cached: on the pool's readers, those of every
-    /// object the application loaded since. This one only caches what rounds read.
+    /// read-only connection of their own, opened on first use. SQLite drops a connection's page cache at its
+    /// first read after another connection's commit — every round's first read — and the cost follows the
+    /// pages cached: on the pool's readers, those of every object the application loaded since. This one only
+    /// caches what rounds read.
     private let deliveryReader = Mutex<DatabaseQueue?>(nil)
 
     private func roundReader() throws -> DatabaseQueue {
