@@ -278,7 +278,7 @@ let package = Package(
             name: "PhotosyncServerTests",
             dependencies: [
                 "PhotosyncServer", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "LibraryTestSupport", "LibraryWriter", "photosync",
-                "SeededRandom",
+                "SeededRandom", "PostgresTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -226,6 +226,8 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else: the server outlives the command (see `addCloseFrom`).
+        guard addCloseFrom(&actions, 3) == 0 else { throw .commandFailed(command, output: "cannot close inherited descriptors") }
         var cArguments = argv.map { strdup($0) }
         cArguments.append(nil)
         defer { for argument in cArguments { free(argument) } }

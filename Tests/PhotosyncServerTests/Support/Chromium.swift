@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -95,6 +96,10 @@ final class Chromium: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         for (source, target) in descriptors { posix_spawn_file_actions_adddup2(&actions, source, target) }
+        // Nothing else is inherited: the browser runs for as long as its test (see `addCloseFrom`).
+        guard addCloseFrom(&actions, (descriptors.map(\.1).max() ?? 2) + 1) == 0 else {
+            throw Failure(description: "cannot close inherited descriptors for \(path)")
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
