@@ -78,6 +78,38 @@ import Testing
         #expect(may4.endDate == .utc(2024, 5, 4, 10))
     }
 
+    /// A new asset's row is written with its moment, which is created then if its day has none. When the
+    /// asset is re-dated or deleted later in the block, the moment made for it ends up empty: it must go, and
+    /// the journal must not mention it.
+    @Test("A moment made for a new asset that is re-dated or deleted in the same block leaves no trace")
+    func momentMadeInTheBlockAndLeftEmpty() throws {
+        let test = try TestLibrary()
+        let start = try test.library.currentChangeToken
+        try test.library.performChangesAndWait {
+            let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Forces the rows")
+            let redated = AssetChangeRequest.creationRequestForAsset(
+                fromFileAt: test.directory.file("a.jpg", seed: 1), options: .init(storage: .referenced))
+            redated.creationDate = .utc(2021, 3, 1, 12)
+            let dropped = AssetChangeRequest.creationRequestForAsset(
+                fromFileAt: test.directory.file("b.jpg", seed: 2), options: .init(storage: .referenced))
+            dropped.creationDate = .utc(2022, 7, 9, 12)
+            // An album member must exist as a row: both rows are written now, with their moments.
+            album.addAssets([redated.placeholderForCreatedAsset!, dropped.placeholderForCreatedAsset!])
+            redated.creationDate = .utc(2021, 3, 2, 12)
+            AssetChangeRequest.deleteAssets(withLocalIdentifiers: [dropped.placeholderForCreatedAsset!.localIdentifier])
+        }
+        let moments = try test.library.fetchMoments()
+        #expect(moments.map(\.localizedTitle) == ["2021-03-02"])
+        #expect(moments.map(\.estimatedAssetCount) == [1])
+        #expect(try test.library.fetchMomentLists().map(\.localizedTitle) == ["2021"])
+        let change = try #require(Array(try test.library.fetchPersistentChanges(since: start)).first)
+        let collections = try change.changeDetails(for: .assetCollection)
+        #expect(collections.insertedLocalIdentifiers.contains(moments[0].localIdentifier))
+        #expect(collections.deletedLocalIdentifiers.isEmpty)
+        let all = try test.library.fetchAssetCollections(with: .moment, subtype: .any)
+        #expect(all.count == 1)
+    }
+
     @Test func burstsShowOnlyTheirRepresentativeByDefault() throws {
         let test = try TestLibrary()
         let assets = try test.makeAssets(4) { index, request in
@@ -117,6 +149,7 @@ import Testing
         }
         #expect(!rows.isEmpty)
         for row in rows {
+            #expect(row["n"] as Int > 0, "an empty moment")
             #expect(row["assetCount"] as Int == row["n"] as Int)
             #expect(row["startDate"] as Double? == row["s"] as Double?)
             #expect(row["endDate"] as Double? == row["e"] as Double?)

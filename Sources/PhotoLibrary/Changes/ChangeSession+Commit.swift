@@ -143,53 +143,56 @@ extension ChangeSession {
 
     // MARK: Moments
 
+    /// One moment's change in a block: members in and out, and their locations' sums.
+    private struct MomentDelta {
+        var count = 0
+        var located = 0
+        var latitude = 0.0
+        var longitude = 0.0
+
+        mutating func add(_ row: AssetRow, _ sign: Int) {
+            count += sign
+            if let lat = row.latitude, let lon = row.longitude {
+                located += sign
+                latitude += Double(sign) * lat
+                longitude += Double(sign) * lon
+            }
+        }
+    }
+
     /// Moments group assets by the local calendar day of their creation date: in the capture's own UTC
     /// offset when the file recorded one, else in the library's moment time zone. Assets without a creation
     /// date share one moment titled "Undated", which belongs to no year list.
     ///
     /// Aggregates are kept incrementally, so a commit costs O(*k* log *n*) for *k* touched assets: counts and
-    /// the mean position by deltas, the date span by two index look-ups per touched moment.
+    /// the mean position by deltas, the date span by two index look-ups per touched moment. New assets were
+    /// written with their moment (``moment(forDay:)`` creates a missing one); a moment created in the block
+    /// that ends up empty is deleted here.
     private func maintainMoments(_ after: [Int64: AssetRow]) throws {
-        struct Delta {
-            var count = 0
-            var located = 0
-            var latitude = 0.0
-            var longitude = 0.0
-
-            mutating func add(_ row: AssetRow, _ sign: Int) {
-                count += sign
-                if let lat = row.latitude, let lon = row.longitude {
-                    located += sign
-                    latitude += Double(sign) * lat
-                    longitude += Double(sign) * lon
-                }
-            }
+        var deltas = try moveAssetsToTheirMoments(after)
+        for moment in momentsCreated.keys where deltas[moment] == nil { deltas[moment] = MomentDelta() }
+        var yearsWithNewOrDeletedMoments = Set(momentsCreated.values.compactMap(MomentDay.year(of:)))
+        var dirtyYears: Set<Int> = []
+        for (moment, delta) in deltas.sorted(by: { $0.key < $1.key }) {
+            guard let row = try collectionRow(id: moment) else { continue }
+            let year = row.momentDay.flatMap(MomentDay.year(of:))
+            if let year { dirtyYears.insert(year) }
+            try touchCollection(moment)
+            if try !applyAggregates(delta, to: row), let year { yearsWithNewOrDeletedMoments.insert(year) }
         }
-        var deltas: [Int64: Delta] = [:]
-        var yearsWithNewOrDeletedMoments: Set<Int> = []
-        var momentByDay: [String: Int64] = [:]
+        try maintainYearLists(dirtyYears, membershipChanged: yearsWithNewOrDeletedMoments)
+    }
+
+    /// Puts each touched asset in the moment of its day (a re-dated asset moves) and sums what each moment
+    /// gained and lost.
+    private func moveAssetsToTheirMoments(_ after: [Int64: AssetRow]) throws -> [Int64: MomentDelta] {
+        var deltas: [Int64: MomentDelta] = [:]
         for (id, before) in assetsBefore {
             // The moment the asset was in at the start of the block, with its contribution then.
-            if let old = before, let moment = old.momentId { deltas[moment, default: Delta()].add(old, -1) }
+            if let old = before, let moment = old.momentId { deltas[moment, default: MomentDelta()].add(old, -1) }
             guard let row = after[id] else { continue }
-            let day = MomentDay.key(for: row, timeZone: library.momentTimeZone)
-            let moment: Int64
-            if let cached = momentByDay[day] {
-                moment = cached
-            } else if let existing = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
-            {
-                moment = existing
-            } else {
-                var created = AssetCollectionRow(
-                    id: 0, localIdentifier: LocalIdentifier.make(.assetCollection), type: AssetCollectionType.moment.rawValue,
-                    subtype: AssetCollectionSubtype.any.rawValue, title: MomentDay.title(for: day), momentDay: day, createdAt: now)
-                try insertCollection(&created)
-                moment = created.id
-                if let year = MomentDay.year(of: day) { yearsWithNewOrDeletedMoments.insert(year) }
-            }
-            momentByDay[day] = moment
-            deltas[moment, default: Delta()].add(row, +1)
+            let moment = try moment(forDay: MomentDay.key(for: row, timeZone: library.momentTimeZone))
+            deltas[moment, default: MomentDelta()].add(row, +1)
             if row.momentId != moment {
                 try db.cachedStatement(sql: "UPDATE asset SET momentId = ? WHERE id = ?").execute(arguments: [moment, id])
             }
@@ -202,36 +205,37 @@ extension ChangeSession {
                 collectionMembershipChanged.insert(moment)
             }
         }
-        var dirtyYears: Set<Int> = []
-        for (moment, delta) in deltas.sorted(by: { $0.key < $1.key }) {
-            guard let row = try collectionRow(id: moment) else { continue }
-            if let day = row.momentDay, let year = MomentDay.year(of: day) { dirtyYears.insert(year) }
-            try touchCollection(moment)
-            let count = row.assetCount + delta.count
-            if count <= 0 {
-                if let day = row.momentDay, let year = MomentDay.year(of: day) { yearsWithNewOrDeletedMoments.insert(year) }
-                try db.execute(sql: "DELETE FROM asset_collection WHERE id = ?", arguments: [moment])
-                continue
-            }
-            let located = row.locatedCount + delta.located
-            var latitude: Double?
-            var longitude: Double?
-            if located > 0 {
-                let oldSum = (Double(row.locatedCount) * (row.latitude ?? 0), Double(row.locatedCount) * (row.longitude ?? 0))
-                latitude = (oldSum.0 + delta.latitude) / Double(located)
-                longitude = (oldSum.1 + delta.longitude) / Double(located)
-            }
-            // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
-            let start = try Double.fetchOne(db.cachedStatement(sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?"), arguments: [moment])
-            let end = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?"), arguments: [moment])
-            try db.cachedStatement(
-                sql: """
-                    UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [count, located, start, end, latitude, longitude, moment])
+        return deltas
+    }
+
+    /// Writes a moment's new count, located count, mean position and date span; deletes it when it has no
+    /// asset left.
+    ///
+    /// - Returns: false when the moment was deleted.
+    private func applyAggregates(_ delta: MomentDelta, to row: AssetCollectionRow) throws -> Bool {
+        let count = row.assetCount + delta.count
+        if count <= 0 {
+            try db.execute(sql: "DELETE FROM asset_collection WHERE id = ?", arguments: [row.id])
+            return false
         }
-        try maintainYearLists(dirtyYears, membershipChanged: yearsWithNewOrDeletedMoments)
+        let located = row.locatedCount + delta.located
+        var latitude: Double?
+        var longitude: Double?
+        if located > 0 {
+            let oldSum = (Double(row.locatedCount) * (row.latitude ?? 0), Double(row.locatedCount) * (row.longitude ?? 0))
+            latitude = (oldSum.0 + delta.latitude) / Double(located)
+            longitude = (oldSum.1 + delta.longitude) / Double(located)
+        }
+        // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
+        let start = try Double.fetchOne(db.cachedStatement(sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?"), arguments: [row.id])
+        let end = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?"), arguments: [row.id])
+        try db.cachedStatement(
+            sql: """
+                UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [count, located, start, end, latitude, longitude, row.id])
+        return true
     }
 
     /// One moment list per year holds that year's moments (PhotoKit's Moment → Moment Year hierarchy).

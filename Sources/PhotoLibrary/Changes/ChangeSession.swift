@@ -62,8 +62,11 @@ final class ChangeSession: @unchecked Sendable {
     /// them again (bursts' representatives) — so these are what the database holds: ``finish()`` takes them
     /// rather than reading them back.
     var writtenAssetRows: [Int64: AssetRow] = [:]
-    /// The moments of the days new assets fell on, as they were before the block's end (nil: none yet).
-    private var existingMoments: [String: Int64?] = [:]
+    /// The moment of each day new assets fell on (found, or created by ``moment(forNewAsset:)``).
+    private(set) var momentsByDay: [String: Int64] = [:]
+    /// The moments this block created for new assets, with their days: the block's end deletes those that
+    /// end up empty (an asset deleted or re-dated later in the block).
+    private(set) var momentsCreated: [Int64: String] = [:]
     /// Collections and lists whose members changed.
     var collectionMembershipChanged: Set<Int64> = []
     var listMembershipChanged: Set<Int64> = []
@@ -282,7 +285,7 @@ final class ChangeSession: @unchecked Sendable {
             guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
-            if row.momentId == nil { row.momentId = try existingMoment(for: row) }
+            if row.momentId == nil { row.momentId = try moment(forNewAsset: row) }
             try row.insertPrepared(db)
             writtenAssetRows[row.id] = row
         }
@@ -290,15 +293,30 @@ final class ChangeSession: @unchecked Sendable {
         unwrittenAssets.removeAll()
     }
 
-    /// The moment a new asset belongs in when it exists already, so that its row is written with it (the end
-    /// of the block creates the moments that do not exist yet and moves assets between moments: see
-    /// `maintainMoments`). Moments are only created there, so a day without one stays without one until then.
-    private func existingMoment(for row: AssetRow) throws -> Int64? {
-        let day = MomentDay.key(for: row, timeZone: library.momentTimeZone)
-        if let known = existingMoments[day] { return known }
-        let moment = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
-        existingMoments[day] = .some(moment)
-        return moment
+    /// The moment a new asset belongs in, created when its day has none yet, so that the asset's row is written
+    /// with it rather than updated at the block's end (which keeps the moments' aggregates: see
+    /// `maintainMoments`).
+    private func moment(forNewAsset row: AssetRow) throws -> Int64 {
+        try moment(forDay: MomentDay.key(for: row, timeZone: library.momentTimeZone))
+    }
+
+    /// The moment of `day` (a ``MomentDay`` key), created (empty) when there is none. The block's end fills in
+    /// its aggregates, or deletes it if no asset ends up in it.
+    func moment(forDay day: String) throws -> Int64 {
+        if let known = momentsByDay[day] { return known }
+        if let found = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM asset_collection WHERE momentDay = ?"), arguments: [day])
+        {
+            momentsByDay[day] = found
+            return found
+        }
+        var created = AssetCollectionRow(
+            id: 0, localIdentifier: LocalIdentifier.make(.assetCollection), type: AssetCollectionType.moment.rawValue,
+            subtype: AssetCollectionSubtype.any.rawValue, title: MomentDay.title(for: day), momentDay: day, createdAt: now)
+        try insertCollection(&created)
+        momentsByDay[day] = created.id
+        momentsCreated[created.id] = day
+        return created.id
     }
 
     func insertCollection(_ row: inout AssetCollectionRow) throws {
