@@ -21,43 +21,87 @@ enum DiffEngine {
         changed: Set<Table.Key>,
         table: inout Table
     ) -> Result<IndexDiff, IndexDiffError> {
-        let beforeCount = before.count
-        let afterCount = after.count
-
         // 1. Index `before`.
         if let duplicate = table.insertAllBefore() {
             return .failure(.duplicateIdentifier(side: .before, index: duplicate))
         }
-
         // 2. Trim the common prefix and suffix.
-        let shorterCount = min(beforeCount, afterCount)
-        var prefix = 0
-        while prefix < shorterCount && before[prefix] == after[prefix] { prefix &+= 1 }
-        var suffix = 0
-        while suffix < shorterCount &- prefix
-            && before[beforeCount &- 1 &- suffix] == after[afterCount &- 1 &- suffix]
-        {
-            suffix &+= 1
-        }
-        let beforeEnd = beforeCount &- suffix
-        let afterEnd = afterCount &- suffix
-        let middleBeforeCount = beforeEnd &- prefix
-
+        let middle = Middle(before: before, after: after)
         // 3. Match the middle of `after` against `before`, in after order.
         // `afterIndexOfBefore[i - prefix]`: where `before[i]` went in `after`, or -1.
-        let afterIndexOfBefore = UnsafeMutableBufferPointer<Int32>.allocate(capacity: middleBeforeCount)
+        let afterIndexOfBefore = UnsafeMutableBufferPointer<Int32>.allocate(capacity: middle.beforeCount)
         afterIndexOfBefore.initialize(repeating: -1)
         defer { afterIndexOfBefore.deallocate() }
         var unmoved = IncreasingSubsequence(
-            valueCount: middleBeforeCount,
-            maximumCount: min(middleBeforeCount, afterEnd &- prefix)
-        )
+            valueCount: middle.beforeCount, maximumCount: min(middle.beforeCount, middle.afterRange.count))
+        let matched = match(middle, before: before, after: after, table: &table, into: afterIndexOfBefore, &unmoved)
+        guard case .success(let (insertedIndexes, matchedCount)) = matched else {
+            return .failure(.duplicateIdentifier(side: .after, index: firstDuplicate(in: after)))
+        }
+        let unmovedCount = unmoved.finish()
+        // 4. Removed and moved, in before order.
+        var removedIndexes: [Int] = []
+        var moves: [IndexDiff.Move] = []
+        if matchedCount < middle.beforeCount || unmovedCount < matchedCount {
+            (removedIndexes, moves) = removedAndMoved(
+                middle, afterIndexOfBefore, unmoved,
+                removedCount: middle.beforeCount &- matchedCount, movedCount: matchedCount &- unmovedCount)
+        }
+        // 5. Changed.
+        let changedIndexes = changed.isEmpty ? [] : changedIndexes(
+            changed, middle, before: before, after: after, table: table, afterIndexOfBefore, inserted: insertedIndexes)
+        return .success(
+            IndexDiff(
+                beforeCount: before.count, afterCount: after.count, removedIndexes: removedIndexes,
+                insertedIndexes: insertedIndexes, moves: moves, changedIndexes: changedIndexes))
+    }
+
+    /// The part of both lists between their common prefix and their common suffix (unmoved, no more work).
+    @usableFromInline
+    struct Middle {
+        /// The length of the common prefix: the middle's first index on both sides.
+        @usableFromInline let prefix: Int
+        /// The end of the middle in `before`.
+        @usableFromInline let beforeEnd: Int
+        /// The middle's indexes in `after`.
+        @usableFromInline let afterRange: Range<Int>
+        /// How many identifiers of `before` are in the middle.
+        @inlinable var beforeCount: Int { beforeEnd &- prefix }
+
+        @inlinable @inline(__always)
+        init<Key: Hashable>(before: UnsafeBufferPointer<Key>, after: UnsafeBufferPointer<Key>) {
+            let shorterCount = min(before.count, after.count)
+            var prefix = 0
+            while prefix < shorterCount && before[prefix] == after[prefix] { prefix &+= 1 }
+            var suffix = 0
+            while suffix < shorterCount &- prefix
+                && before[before.count &- 1 &- suffix] == after[after.count &- 1 &- suffix]
+            {
+                suffix &+= 1
+            }
+            self.prefix = prefix
+            beforeEnd = before.count &- suffix
+            afterRange = prefix..<(after.count &- suffix)
+        }
+    }
+
+    /// Finds each identifier of the middle of `after` in `before`: first by guessing that it follows the
+    /// previous match (one comparison along runs of unchanged order), else through the table. Records where
+    /// each identifier of `before` went, and feeds the matches' before-offsets, in after order, to `unmoved`.
+    ///
+    /// - Returns: the inserted indexes and the number of matches, or failure for a duplicate in `after`.
+    @inlinable @inline(__always)
+    static func match<Table: PositionTable & ~Copyable>(
+        _ middle: Middle, before: UnsafeBufferPointer<Table.Key>, after: UnsafeBufferPointer<Table.Key>,
+        table: inout Table, into afterIndexOfBefore: UnsafeMutableBufferPointer<Int32>,
+        _ unmoved: inout IncreasingSubsequence
+    ) -> Result<(inserted: [Int], matchedCount: Int), DuplicateInAfter> {
         var matchedCount = 0
         var insertedIndexes: [Int] = []
-        var guess = prefix
-        for afterIndex in prefix..<afterEnd {
+        var guess = middle.prefix
+        for afterIndex in middle.afterRange {
             let beforeIndex: Int
-            if guess < beforeEnd && before[guess] == after[afterIndex] {
+            if guess < middle.beforeEnd && before[guess] == after[afterIndex] {
                 beforeIndex = guess
             } else {
                 let found = table.matchAfter(at: afterIndex)
@@ -66,86 +110,90 @@ enum DiffEngine {
                     continue
                 }
                 // Seen in `after` already, or the twin of an identifier of the trimmed prefix or suffix.
-                guard found >= prefix && found < beforeEnd else {
-                    return .failure(.duplicateIdentifier(side: .after, index: firstDuplicate(in: after)))
-                }
+                guard found >= middle.prefix && found < middle.beforeEnd else { return .failure(DuplicateInAfter()) }
                 beforeIndex = found
             }
-            let offset = beforeIndex &- prefix
-            guard afterIndexOfBefore[offset] < 0 else {
-                return .failure(.duplicateIdentifier(side: .after, index: firstDuplicate(in: after)))
-            }
+            let offset = beforeIndex &- middle.prefix
+            guard afterIndexOfBefore[offset] < 0 else { return .failure(DuplicateInAfter()) }
             afterIndexOfBefore[offset] = Int32(truncatingIfNeeded: afterIndex)
             unmoved.append(Int32(truncatingIfNeeded: offset))
             matchedCount &+= 1
             guess = beforeIndex &+ 1
         }
-        let unmovedCount = unmoved.finish()
+        return .success((insertedIndexes, matchedCount))
+    }
 
-        // 4. Removed and moved, in before order.
+    /// A duplicate identifier met in `after` while matching; its first index is found afterwards.
+    @usableFromInline
+    struct DuplicateInAfter: Error {
+        @inlinable init() {}
+    }
+
+    /// One pass over the middle of `before`: the removed identifiers, and the moves (the matches outside the
+    /// unmoved subsequence), sorted by target.
+    @inlinable @inline(__always)
+    static func removedAndMoved(
+        _ middle: Middle, _ afterIndexOfBefore: UnsafeMutableBufferPointer<Int32>,
+        _ unmoved: borrowing IncreasingSubsequence, removedCount: Int, movedCount: Int
+    ) -> (removed: [Int], moves: [IndexDiff.Move]) {
         var removedIndexes: [Int] = []
-        removedIndexes.reserveCapacity(middleBeforeCount &- matchedCount)
+        removedIndexes.reserveCapacity(removedCount)
         var moves: [IndexDiff.Move] = []
-        moves.reserveCapacity(matchedCount &- unmovedCount)
+        moves.reserveCapacity(movedCount)
         var movesAscendByTo = true
-        if matchedCount < middleBeforeCount || unmovedCount < matchedCount {
-            var previousTo = -1
-            for offset in 0..<middleBeforeCount {
-                let afterIndex = Int(afterIndexOfBefore[offset])
-                if afterIndex < 0 {
-                    removedIndexes.append(prefix &+ offset)
-                } else if !unmoved.isMember(offset) {
-                    moves.append(IndexDiff.Move(from: prefix &+ offset, to: afterIndex))
-                    movesAscendByTo = movesAscendByTo && afterIndex > previousTo
-                    previousTo = afterIndex
-                }
+        var previousTo = -1
+        for offset in 0..<middle.beforeCount {
+            let afterIndex = Int(afterIndexOfBefore[offset])
+            if afterIndex < 0 {
+                removedIndexes.append(middle.prefix &+ offset)
+            } else if !unmoved.isMember(offset) {
+                moves.append(IndexDiff.Move(from: middle.prefix &+ offset, to: afterIndex))
+                movesAscendByTo = movesAscendByTo && afterIndex > previousTo
+                previousTo = afterIndex
             }
         }
         if !movesAscendByTo {
-            sortByTarget(&moves, afterRange: prefix..<afterEnd)
+            sortByTarget(&moves, afterRange: middle.afterRange)
         }
+        return (removedIndexes, moves)
+    }
 
-        // 5. Changed.
+    /// The after-indexes of the changed identifiers still present: looked up in the table when they are few,
+    /// else checked while scanning `after` (skipping the inserted indexes).
+    @inlinable @inline(__always)
+    static func changedIndexes<Table: PositionTable & ~Copyable>(
+        _ changed: Set<Table.Key>, _ middle: Middle, before: UnsafeBufferPointer<Table.Key>,
+        after: UnsafeBufferPointer<Table.Key>, table: borrowing Table,
+        _ afterIndexOfBefore: UnsafeMutableBufferPointer<Int32>, inserted insertedIndexes: [Int]
+    ) -> [Int] {
         var changedIndexes: [Int] = []
-        if !changed.isEmpty {
-            if changed.count <= afterCount / 4 {
-                changedIndexes.reserveCapacity(changed.count)
-                for identifier in changed {
-                    let beforeIndex = table.beforeIndex(of: identifier)
-                    if beforeIndex < 0 {
-                        continue  // inserted or unknown
-                    } else if beforeIndex < prefix {
-                        changedIndexes.append(beforeIndex)
-                    } else if beforeIndex >= beforeEnd {
-                        changedIndexes.append(beforeIndex &- beforeCount &+ afterCount)
-                    } else {
-                        let afterIndex = afterIndexOfBefore[beforeIndex &- prefix]
-                        if afterIndex >= 0 { changedIndexes.append(Int(afterIndex)) }
-                    }
-                }
-                changedIndexes.sort()
-            } else {
-                var nextInserted = 0
-                for index in 0..<afterCount {
-                    if nextInserted < insertedIndexes.count && insertedIndexes[nextInserted] == index {
-                        nextInserted &+= 1
-                    } else if changed.contains(after[index]) {
-                        changedIndexes.append(index)
-                    }
+        guard changed.count <= after.count / 4 else {
+            var nextInserted = 0
+            for index in 0..<after.count {
+                if nextInserted < insertedIndexes.count && insertedIndexes[nextInserted] == index {
+                    nextInserted &+= 1
+                } else if changed.contains(after[index]) {
+                    changedIndexes.append(index)
                 }
             }
+            return changedIndexes
         }
-
-        return .success(
-            IndexDiff(
-                beforeCount: beforeCount,
-                afterCount: afterCount,
-                removedIndexes: removedIndexes,
-                insertedIndexes: insertedIndexes,
-                moves: moves,
-                changedIndexes: changedIndexes
-            )
-        )
+        changedIndexes.reserveCapacity(changed.count)
+        for identifier in changed {
+            let beforeIndex = table.beforeIndex(of: identifier)
+            if beforeIndex < 0 {
+                continue  // inserted or unknown
+            } else if beforeIndex < middle.prefix {
+                changedIndexes.append(beforeIndex)
+            } else if beforeIndex >= middle.beforeEnd {
+                changedIndexes.append(beforeIndex &- before.count &+ after.count)
+            } else {
+                let afterIndex = afterIndexOfBefore[beforeIndex &- middle.prefix]
+                if afterIndex >= 0 { changedIndexes.append(Int(afterIndex)) }
+            }
+        }
+        changedIndexes.sort()
+        return changedIndexes
     }
 
     /// Sorts `moves`, whose distinct targets lie in `afterRange`, by target: by comparison when they are
