@@ -362,7 +362,18 @@ extension ChangeSession {
         guard !batch.isEmpty else { return nil }
         let stamp = ChangeToken.stamp(forDate: now)
         let sequence = try batch.write(author: author, date: now, stamp: stamp, db)
-        return JournalTransaction(sequence: sequence, author: author, date: now, stamp: stamp)
+        let transaction = JournalTransaction(sequence: sequence, author: author, date: now, stamp: stamp)
+        handOff(transaction, batch)
+        return transaction
+    }
+
+    /// Hands the transaction's records to the library's delivery rounds in memory once SQLite commits them
+    /// (see ``JournalHandOff``); nothing when the transaction rolls back.
+    private func handOff(_ transaction: JournalTransaction, _ batch: JournalBatch) {
+        guard JournalHandOff.holds(recordCount: batch.records.count) else { return }
+        let entry = JournalHandOff.Entry(transaction: transaction, records: batch.roundRecords(sequence: transaction.sequence))
+        let handOff = library.observation.handOff
+        db.afterNextTransaction { _ in handOff.publish(entry) }
     }
 }
 
@@ -434,6 +445,26 @@ struct JournalBatch {
             objectType: type, objectID: id, localIdentifier: (new ?? old)!.localIdentifier, kind: kind,
             changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
         previousValues.append(old.map { values.append($0) })
+    }
+
+    /// The records as a delivery round reads them from the journal (``JournalRecords``): in the order of the
+    /// journal's primary key (type, then id), with the previous values of assets only, in this batch's buffer.
+    ///
+    /// - Complexity: O(*r*) for *r* records (O(*r* log *r*) should they have been added out of that order).
+    func roundRecords(sequence: Int64) -> JournalRecords {
+        var order = Array(records.indices)
+        func key(_ index: Int) -> (Int, Int64) { (records[index].objectType.rawValue, records[index].objectID) }
+        if !zip(order, order.dropFirst()).allSatisfy({ key($0) < key($1) }) { order.sort { key($0) < key($1) } }
+        var round: [RoundRecord] = []
+        round.reserveCapacity(records.count)
+        for index in order {
+            let record = records[index]
+            round.append(RoundRecord(
+                sequence: sequence, objectType: record.objectType, objectID: record.objectID, kind: record.kind,
+                changedProperties: record.changedProperties, contentChanged: record.contentChanged,
+                previousValues: record.objectType == .asset ? previousValues[index] : nil))
+        }
+        return JournalRecords(records: round, previousValueBytes: values.bytes)
     }
 
     /// The most rows one INSERT statement writes.

@@ -46,6 +46,28 @@ struct JournalRecords: Sendable {
         }
     }
 
+    /// Records made in memory (a commit's, handed to the rounds: see ``JournalHandOff``), in the order a read
+    /// gives them (by transaction, then object type, then id); `previousValueBytes` holds the ranges they name.
+    init(records: [RoundRecord], previousValueBytes: [UInt8]) {
+        self.records = records
+        self.previousValueBytes = previousValueBytes
+    }
+
+    /// Appends the records of later transactions, their previous values with them.
+    ///
+    /// - Complexity: O(*r* + *b*) for *r* records and *b* bytes of previous values appended.
+    mutating func append(_ later: JournalRecords) {
+        let offset = previousValueBytes.count
+        previousValueBytes.append(contentsOf: later.previousValueBytes)
+        records.reserveCapacity(records.count + later.records.count)
+        for record in later.records {
+            records.append(RoundRecord(
+                sequence: record.sequence, objectType: record.objectType, objectID: record.objectID, kind: record.kind,
+                changedProperties: record.changedProperties, contentChanged: record.contentChanged,
+                previousValues: record.previousValues.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }))
+        }
+    }
+
     /// Copies a blob column of the current row into the buffer, if there is one and room for it.
     private mutating func keep(_ row: SQLiteStatement, _ column: Int32) -> Range<Int>? {
         // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
@@ -85,8 +107,9 @@ struct RoundJournal: Sendable {
     /// Every record of ``transactions``.
     let recorded: JournalRecords
 
-    /// Reads the journal after `start`; nil when nothing was committed since.
-    init?(after start: Int64, _ db: Database) throws {
+    /// Reads the journal after `start`; nil when nothing was committed since. The transactions and records
+    /// are taken from `handOff` when it holds every one of them (see ``JournalHandOff``), else read.
+    init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: Database) throws {
         var position: (end: Int64, floor: Int64)?
         try RawQuery(db, """
             SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'),
@@ -94,6 +117,11 @@ struct RoundJournal: Sendable {
             """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
         guard let position, position.end > start else { return nil }
         (end, floor, self.start) = (position.end, position.floor, start)
+        // Transactions up to the floor may be pruned: the journal then has fewer than were committed.
+        if start >= floor, let held = handOff?.interval(after: start, through: end) {
+            (transactions, recorded) = held
+            return
+        }
         var transactions: [JournalTransaction] = []
         try RawQuery(db, "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
             .forEachRow(start, end) { row in transactions.append(JournalTransaction(statement: row)) }
