@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+import LibraryTestSupport
+import SeededRandom
+import Testing
+@testable import PhotoLibrary
+
+/// The journal records a commit hands to the delivery rounds in memory (``JournalHandOff``): what a round
+/// takes from them is what it would read from the journal, and a round whose interval holds a transaction
+/// the hand-off doesn't (another handle's, or one pruned) reads the journal.
+@Suite struct ObservationHandOffTests {
+    static let byDate = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
+
+    /// A round journal as comparable text: each transaction, then each record with its previous values' bytes.
+    static func describe(_ journal: RoundJournal?) -> [String] {
+        guard let journal else { return ["none"] }
+        var lines = ["end \(journal.end) floor \(journal.floor) start \(journal.start)"]
+        for transaction in journal.transactions {
+            lines.append("transaction \(transaction.sequence) \(transaction.author) \(transaction.date.bitPattern) \(transaction.stamp)")
+        }
+        let bytes = journal.recorded.previousValueBytes
+        for record in journal.recorded.records {
+            let values = record.previousValues.map { Array(bytes[$0]).map { String($0) }.joined(separator: ",") } ?? "-"
+            lines.append("""
+                record \(record.sequence) \(record.objectType) \(record.objectID) \(record.kind) \(record.changedProperties) \
+                \(record.contentChanged) \(values)
+                """)
+        }
+        return lines
+    }
+
+    /// The round journal after `start` as the hand-off gives it and as the journal gives it; and whether the
+    /// hand-off held the whole interval.
+    static func bothJournals(_ library: PhotoLibrary, after start: Int64) throws -> (handed: [String], read: [String], held: Bool) {
+        try library.database.read { db in
+            let read = try RoundJournal(after: start, db)
+            let handed = try RoundJournal(after: start, handOff: library.observation.handOff, db)
+            let held = read.map { library.observation.handOff.interval(after: start, through: $0.end) != nil } ?? false
+            return (describe(handed), describe(read), held)
+        }
+    }
+
+    /// Random blocks of asset inserts, edits and deletes, and album changes (collection records, membership).
+    static func performBlock(on library: PhotoLibrary, _ g: inout RandomSource) throws {
+        try ObservationIncrementalTests.performBlock(on: library, &g)
+        guard g.chance(0.4) else { return }
+        let assets = Array(try library.fetchAssets(options: FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)))
+        let albums = Array(try library.fetchAssetCollections(with: .album))
+        var local = g
+        try library.performChangesAndWait(author: "albums") {
+            if let album = local.anyElement(albums), local.chance(0.6) {
+                let request = AssetCollectionChangeRequest(for: album)
+                if let asset = local.anyElement(assets) { request.addAssets([asset]) }
+                if local.chance(0.3) { request.title = "renamed \(local.int(in: 0...99))" }
+            } else {
+                _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "album \(local.int(in: 0...99))")
+            }
+        }
+        g = local
+    }
+
+    /// For random commits, every round interval the hand-off holds gives the transactions and records the
+    /// journal holds, byte for byte, whatever the interval's start; and the details made from them are those
+    /// of fetching again.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func handedRecordsAreTheJournals(seed: UInt64) throws {
+        let test = try TestLibrary()
+        let library = test.library
+        var g = RandomSource(seed: seed)
+        _ = try test.makeAssets(30) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index % 7) * 86_400) }
+        var starts = [try library.currentChangeToken.sequence]
+        var held = 0
+        var result = try library.fetchAssets(options: Self.byDate)
+        for _ in 0..<24 {
+            let start = try library.currentChangeToken.sequence
+            do { try Self.performBlock(on: library, &g) } catch is PhotoLibraryError { continue }
+            starts.append(start)
+            // Every earlier start: intervals of one transaction and of many.
+            for start in starts.suffix(6) {
+                let (handed, read, wasHeld) = try Self.bothJournals(library, after: start)
+                #expect(handed == read, "seed \(seed) after \(start)")
+                if wasHeld { held += 1 }
+            }
+            let change = try #require(try library.observation.readChanges(after: start).last)
+            if let details = change.changeDetails(for: result) {
+                #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys, "seed \(seed)")
+                #expect(apply(details) == details.fetchResultAfterChanges.keys)
+                result = details.fetchResultAfterChanges
+            }
+        }
+        // The comparison compared something: most intervals were held.
+        #expect(held > 24)
+    }
+
+    /// Commits through two handles of one library, interleaved: the writer's hand-off lacks the other
+    /// handle's transaction, so its rounds over it read the journal, and describe the other's change too.
+    @Test func aCommitFromAnotherHandleInTheIntervalIsRead() throws {
+        let test = try TestLibrary()
+        let other = try PhotoLibrary(url: test.library.url)
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 60)
+        let library = test.library
+        var next = 0
+        for order in [["self", "other", "self"], ["other", "self"], ["self", "other"]] {
+            let result = try library.fetchAssets(options: Self.byDate)
+            let start = try library.currentChangeToken.sequence
+            var moved: [String] = []
+            for writer in order {
+                let handle = writer == "self" ? library : other
+                let asset = assets[next * 7 % assets.count]
+                next += 1
+                try handle.performChangesAndWait { AssetChangeRequest(for: asset).creationDate = .utc(2030 + next, 1, 1) }
+                moved.append(asset.localIdentifier)
+            }
+            let end = try library.currentChangeToken.sequence
+            #expect(end == start + Int64(order.count))
+            #expect(library.observation.handOff.interval(after: start, through: end) == nil)
+            let (handed, read, _) = try Self.bothJournals(library, after: start)
+            #expect(handed == read)
+
+            let changes = try library.observation.readChanges(after: start)
+            #expect(changes.map(\.changeToken.sequence) == Array((start + 1)...end))
+            let details = try #require(changes.last?.changeDetails(for: result))
+            #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys, "\(order)")
+            #expect(apply(details) == details.fetchResultAfterChanges.keys)
+            // Each moved asset is at the end now, and reported changed.
+            let after = details.fetchResultAfterChanges.map(\.localIdentifier)
+            #expect(Array(after.suffix(moved.count)) == moved, "\(order)")
+            #expect(details.changedIndexes.count == moved.count, "\(order)")
+        }
+        // The writer's own commits alone: held, and taken from memory.
+        let start = try library.currentChangeToken.sequence
+        try library.performChangesAndWait { AssetChangeRequest(for: assets[40]).isFavorite = true }
+        try library.performChangesAndWait { AssetChangeRequest(for: assets[41]).isFavorite = true }
+        #expect(library.observation.handOff.interval(after: start, through: start + 2) != nil)
+        let (handed, read, held) = try Self.bothJournals(library, after: start)
+        #expect(held && handed == read)
+    }
+
+    /// A commit that SQLite rolled back is never handed off: its sequence number is given to the next commit,
+    /// here another handle's, whose round must describe that commit and not the rolled-back one.
+    @Test func aRolledBackCommitIsNeverHandedOff() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let other = try PhotoLibrary(url: library.url)
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 20)
+        let result = try library.fetchAssets(options: Self.byDate)
+        let start = try library.currentChangeToken.sequence
+        try library.database.writeWithoutTransaction { db in
+            try db.inTransaction {
+                let session = ChangeSession(db: db, library: library, author: "rolled back")
+                ChangeSession.$current.withValue(session) { AssetChangeRequest(for: assets[2]).creationDate = .utc(2040, 1, 1) }
+                try session.close()
+                #expect(try session.finish()?.sequence == start + 1)
+                return .rollback
+            }
+        }
+        #expect(library.observation.handOff.interval(after: start, through: start + 1) == nil)
+        try other.performChangesAndWait { AssetChangeRequest(for: assets[5]).creationDate = .utc(2035, 1, 1) }
+        #expect(try library.currentChangeToken.sequence == start + 1)
+
+        let (handed, read, _) = try Self.bothJournals(library, after: start)
+        #expect(handed == read)
+        let details = try #require(try library.observation.readChanges(after: start).last?.changeDetails(for: result))
+        #expect(details.fetchResultAfterChanges.lastObject?.localIdentifier == assets[5].localIdentifier)
+        #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys)
+        #expect(Array(details.changedIndexes) == [19])
+    }
+
+    /// A round whose interval starts below the journal's floor gets the transactions the journal kept, as it
+    /// would reading them: not those the hand-off still holds.
+    @Test func aPrunedIntervalIsReadFromTheJournal() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let assets = try test.makeAssets(5)
+        let start = try library.currentChangeToken.sequence
+        for asset in assets.prefix(3) { try library.performChangesAndWait { AssetChangeRequest(for: asset).isFavorite = true } }
+        #expect(library.observation.handOff.interval(after: start, through: start + 3) != nil)
+        // Keeps the newest transaction only.
+        try library.setRetentionPolicy(RetentionPolicy(maximumAge: -1, maximumTransactions: 1_000))
+        let (handed, read, _) = try Self.bothJournals(library, after: start)
+        #expect(handed == read)
+        let changes = try library.observation.readChanges(after: start)
+        #expect(changes.map(\.changeToken.sequence) == [start + 3])
+    }
+}
