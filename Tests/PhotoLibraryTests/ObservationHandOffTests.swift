@@ -182,4 +182,112 @@ import Testing
         let changes = try library.observation.readChanges(after: start)
         #expect(changes.map(\.changeToken.sequence) == [start + 3])
     }
+
+    /// A row's value at each journal column is the one its previous values' encoding holds (and SQLite).
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aRowsJournalValuesAreItsEncodedValues(seed: UInt64) {
+        var g = RandomSource(seed: seed)
+        for _ in 0..<200 {
+            var row = AssetRow(id: Int64(g.int(in: 1...1_000_000)), localIdentifier: "L\(g.next())", addedDate: Double(g.int(in: 0...1 << 40)) / 7)
+            func maybe<T>(_ value: T) -> T? { g.chance(0.3) ? nil : value }
+            row.mediaType = g.int(in: 0...3)
+            row.mediaSubtypes = g.int(in: 0...1 << 20)
+            row.pixelWidth = g.int(in: 0...9000)
+            row.pixelHeight = g.int(in: 0...9000)
+            row.creationDate = maybe(Double(g.int(in: -1 << 40...1 << 40)) / 3)
+            row.creationTimeZoneOffset = maybe(g.int(in: -50_400...50_400))
+            row.modificationDate = maybe(Double(g.int(in: 0...1 << 40)) / 3)
+            row.latitude = maybe(Double(g.int(in: -90...90)) + 0.25)
+            row.longitude = maybe(Double(g.int(in: -180...180)) - 0.5)
+            row.altitude = maybe(Double(g.int(in: -400...9000)))
+            row.duration = Double(g.int(in: 0...10_000)) / 10
+            row.isFavorite = g.chance(0.5)
+            row.isHidden = g.chance(0.5)
+            row.burstIdentifier = maybe("B\(g.int(in: 0...9))")
+            row.representsBurst = g.chance(0.5)
+            row.burstSelectionTypes = g.int(in: 0...3)
+            row.sourceType = g.int(in: 1...8)
+            row.hasAdjustments = g.chance(0.5)
+            row.originalFilename = "IMG_\(g.int(in: 0...9999)).jpg"
+            row.uniformTypeIdentifier = maybe("public.jpeg")
+            row.fileSize = Int64(g.int(in: 0...1 << 40))
+            row.contentHash = maybe(String(format: "%016llx", g.next()))
+            row.storage = g.int(in: 0...1)
+            row.filePath = maybe("/photos/\(g.int(in: 0...99))/é.jpg")
+            row.momentId = maybe(Int64(g.int(in: 1...10_000)))
+            row.adjustedContentHash = maybe(String(format: "%016llx", g.next()))
+            var writer = PreviousValues.Writer()
+            let range = writer.append(row)
+            let columns = Array(AssetRow.journalColumns.indices)
+            let encoded = writer.bytes[range].withUnsafeBytes { PreviousValues.values(at: columns, of: AssetRow.self, in: $0) }
+            #expect(encoded == columns.map { row.journalValue(at: $0) })
+        }
+    }
+
+    /// The state at the end of a round of the writer's own updates is known from the rows its commit handed
+    /// off: no read of the touched assets. A round that may change a membership (a property of the condition,
+    /// an insertion) or holds another handle's commit reads them; the details are those of fetching again.
+    @Test func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let other = try PhotoLibrary(url: library.url)
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 40)
+        // Hidden assets are left out of the fetch: `isHidden` is a property of its condition.
+        let blocks: [(name: String, inMemory: Bool, writer: PhotoLibrary, block: () -> Void)] = [
+            ("dates and a deletion", true, library, {
+                AssetChangeRequest(for: assets[3]).creationDate = .utc(2031, 1, 1)
+                AssetChangeRequest(for: assets[9]).creationDate = .utc(2019, 1, 1)
+                AssetChangeRequest(for: assets[12]).isFavorite = true
+                AssetChangeRequest.deleteAssets([assets[20]])
+            }),
+            ("hidden", false, library, { AssetChangeRequest(for: assets[5]).isHidden = true }),
+            ("a date again", true, library, { AssetChangeRequest(for: assets[3]).creationDate = .utc(2018, 1, 1) }),
+            ("an insertion", false, library, {
+                let request = AssetChangeRequest.creationRequestForAsset(
+                    fromFileAt: URL(fileURLWithPath: "/virtual/new.jpg"),
+                    options: AssetCreationOptions(storage: .referenced, contentHash: String(repeating: "a", count: 32), fileSize: 1))
+                request.creationDate = .utc(2020, 6, 1)
+            }),
+            ("another handle's date", false, other, { AssetChangeRequest(for: assets[30]).creationDate = .utc(2032, 1, 1) }),
+        ]
+        var result = try library.fetchAssets(options: Self.byDate)
+        for (name, inMemory, writer, block) in blocks {
+            let start = try library.currentChangeToken.sequence
+            try writer.performChangesAndWait(block)
+            let change = try #require(try library.observation.readChanges(after: start).last)
+            let state = DeliveryContext.ResultState(chain: ObjectIdentifier(result.chain), sequence: result.sequence)
+            let update = try #require(change.context?.incremental[state], "\(name)")
+            #expect(update.readInMemory == inMemory, "\(name)")
+            let details = try #require(change.changeDetails(for: result))
+            #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys, "\(name)")
+            #expect(apply(details) == details.fetchResultAfterChanges.keys, "\(name)")
+            result = details.fetchResultAfterChanges
+        }
+    }
+
+    /// A round of several commits touching the same assets: their state at the end is their last update's
+    /// row, and an asset updated then deleted is gone.
+    @Test func theRowOfAnAssetsLastUpdateInTheRoundIsItsState() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 30)
+        let result = try library.fetchAssets(options: Self.byDate)
+        let start = try library.currentChangeToken.sequence
+        try library.performChangesAndWait {
+            AssetChangeRequest(for: assets[2]).creationDate = .utc(2035, 1, 1)
+            AssetChangeRequest(for: assets[7]).creationDate = .utc(2036, 1, 1)
+        }
+        try library.performChangesAndWait {
+            AssetChangeRequest(for: assets[2]).creationDate = .utc(2010, 1, 1)
+            AssetChangeRequest(for: assets[11]).isFavorite = true
+        }
+        try library.performChangesAndWait { AssetChangeRequest.deleteAssets([assets[7]]) }
+        let change = try #require(try library.observation.readChanges(after: start).last)
+        let state = DeliveryContext.ResultState(chain: ObjectIdentifier(result.chain), sequence: result.sequence)
+        #expect(change.context?.incremental[state]?.readInMemory == true)
+        let details = try #require(change.changeDetails(for: result))
+        #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys)
+        #expect(details.fetchResultAfterChanges.firstObject?.localIdentifier == assets[2].localIdentifier)
+        #expect(apply(details) == details.fetchResultAfterChanges.keys)
+    }
 }

@@ -21,6 +21,19 @@ struct RoundRecord: Sendable {
 struct JournalRecords: Sendable {
     private(set) var records: [RoundRecord] = []
     private(set) var previousValueBytes: [UInt8] = []
+    /// With records handed off by their commits (``JournalHandOff``): the row each asset update left, parallel
+    /// to ``records`` (nil for other records). Empty when the records were read from the journal, which
+    /// doesn't keep rows after a change.
+    private(set) var rowsAfter: [RowAfter?] = []
+
+    /// An asset's row after an update, held by reference: a round checks and reads rows without copying them.
+    final class RowAfter: Sendable {
+        let row: AssetRow
+
+        init(_ row: AssetRow) {
+            self.row = row
+        }
+    }
 
     /// The most bytes of previous values kept: a round of that many changes is far beyond the incremental
     /// path's reach anyway.
@@ -48,15 +61,35 @@ struct JournalRecords: Sendable {
 
     /// Records made in memory (a commit's, handed to the rounds: see ``JournalHandOff``), in the order a read
     /// gives them (by transaction, then object type, then id); `previousValueBytes` holds the ranges they name.
-    init(records: [RoundRecord], previousValueBytes: [UInt8]) {
+    init(records: [RoundRecord], previousValueBytes: [UInt8], rowsAfter: [RowAfter?]) {
+        precondition(rowsAfter.count == records.count, "a row, or nil, for every record")
         self.records = records
         self.previousValueBytes = previousValueBytes
+        self.rowsAfter = rowsAfter
+    }
+
+    /// Whether the row an asset's update at `index` of ``records`` left is known (false for records read from
+    /// the journal, and for records that aren't an asset's update).
+    func hasRowAfter(record index: Int) -> Bool {
+        !rowsAfter.isEmpty && rowsAfter[index] != nil
+    }
+
+    /// The value at a journal column (``AssetRow/journalColumns``) of the row the update at `index` of
+    /// ``records`` left; nil when the row isn't known. Read in place: the row isn't copied.
+    func valueAfter(record index: Int, column: Int) -> DatabaseValue? {
+        rowsAfter.isEmpty ? nil : rowsAfter[index]?.row.journalValue(at: column)
     }
 
     /// Appends the records of later transactions, their previous values with them.
     ///
     /// - Complexity: O(*r* + *b*) for *r* records and *b* bytes of previous values appended.
     mutating func append(_ later: JournalRecords) {
+        // The rows after are known for all the records or for none.
+        if rowsAfter.count == records.count, later.rowsAfter.count == later.records.count {
+            rowsAfter.append(contentsOf: later.rowsAfter)
+        } else {
+            rowsAfter = []
+        }
         let offset = previousValueBytes.count
         previousValueBytes.append(contentsOf: later.previousValueBytes)
         records.reserveCapacity(records.count + later.records.count)
