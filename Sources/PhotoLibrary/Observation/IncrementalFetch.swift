@@ -151,12 +151,7 @@ final class IncrementalFetch: Sendable {
             let placement = try inMemory
                 ? placeKeptMembers(&now, old: old, &search, touchedCount: touched.ids.count)
                 : search.place(members: now.members, slots: now.memberSlots)
-            var inPlaceKeys = SortKeys(width: columns.count)
-            for slot in inPlace {
-                guard let values = try all.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
-                inPlaceKeys.append(values, id: all.ids[slot])
-            }
-            let updatedInPlace = try search.positions(of: inPlaceKeys).filter { $0 >= 0 }
+            let updatedInPlace = try search.positions(of: keysInPlace(all, inPlace, db)).filter { $0 >= 0 }
             return try IncrementalUpdate(
                 before: before, touched: touched, members: now.members, memberSlots: now.memberSlots, placement: placement,
                 updatedInPlace: updatedInPlace, readInMemory: inMemory)
@@ -203,6 +198,26 @@ final class IncrementalFetch: Sendable {
                 return value
             }
             keys.slots.append(slot)
+        }
+        return keys
+    }
+
+    /// The sort keys of the assets updated in place (at `slots` of `all`): their keys at the start, which
+    /// are their keys at the end, since no record of theirs names a property of the sort. Taken from their
+    /// rows at the end when handed off with the records (no decoding), else from their previous values.
+    private func keysInPlace(_ all: TouchedAssets, _ slots: [Int], _ db: Database) throws -> SortKeys {
+        var keys = SortKeys(width: columns.count)
+        keys.reserveCapacity(slots.count)
+        for slot in slots {
+            if all.hasRowAtEnd(slot: slot) {
+                _ = try keys.append(id: all.ids[slot]) { column in
+                    guard let value = all.valueAtEnd(slot: slot, column: journalIndexes[column]) else { throw Unmaintainable() }
+                    return value
+                }
+                continue
+            }
+            guard let values = try all.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
+            keys.append(values, id: all.ids[slot])
         }
         return keys
     }
