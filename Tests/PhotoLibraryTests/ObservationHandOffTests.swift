@@ -290,4 +290,67 @@ import Testing
         #expect(details.fetchResultAfterChanges.firstObject?.localIdentifier == assets[2].localIdentifier)
         #expect(apply(details) == details.fetchResultAfterChanges.keys)
     }
+
+    /// The hand-off holds the newest transactions only, within its bounds; a transaction too large isn't held.
+    @Test func theHandOffIsBounded() {
+        func entry(_ sequence: Int64, records count: Int) -> JournalHandOff.Entry {
+            let records = (0..<count).map { index in
+                RoundRecord(
+                    sequence: sequence, objectType: .asset, objectID: Int64(index), kind: .inserted, changedProperties: 0,
+                    contentChanged: false, previousValues: nil)
+            }
+            return JournalHandOff.Entry(
+                transaction: JournalTransaction(sequence: sequence, author: "test", date: Double(sequence), stamp: sequence),
+                records: JournalRecords(records: records, previousValueBytes: [], rowsAfter: Array(repeating: nil, count: count)))
+        }
+        let handOff = JournalHandOff()
+        let count = Int64(JournalHandOff.capacity)
+        for sequence in 1...(count + 6) { handOff.publish(entry(sequence, records: 1)) }
+        #expect(handOff.interval(after: 6, through: count + 6)?.transactions.count == JournalHandOff.capacity)
+        #expect(handOff.interval(after: 5, through: count + 6) == nil)
+        // Records: the oldest transactions go first.
+        let limit = WriterRound.recordLimit
+        var sequence = count + 6
+        for _ in 0..<(JournalHandOff.recordCapacity / limit + 1) {
+            sequence += 1
+            handOff.publish(entry(sequence, records: limit))
+        }
+        let held = JournalHandOff.recordCapacity / limit
+        #expect(handOff.interval(after: sequence - Int64(held), through: sequence)?.records.records.count == JournalHandOff.recordCapacity)
+        #expect(handOff.interval(after: sequence - Int64(held) - 1, through: sequence) == nil)
+        // Too large: not held.
+        handOff.publish(entry(sequence + 1, records: limit + 1))
+        #expect(handOff.interval(after: sequence, through: sequence + 1) == nil)
+    }
+
+    /// A backup restored into the library while a handle is open (SQLite's backup into the live file, as the
+    /// `sqlite3` shell's `.restore` does) can give a sequence number the handle committed to another
+    /// transaction: the hand-off's records of it are stale, and the round reads the journal.
+    @Test func aTransactionRewrittenUnderItsNumberIsReadFromTheJournal() throws {
+        let test = try TestLibrary()
+        let library = test.library
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 20)
+        let start = try library.currentChangeToken.sequence
+        // A copy of the library as it is now, which then commits its own transaction under the next number.
+        let copyDirectory = TemporaryDirectory()
+        let copyURL = copyDirectory.url.appending(path: "Copy.photosync")
+        try FileManager.default.createDirectory(at: copyURL, withIntermediateDirectories: true)
+        let copyPath = copyURL.appending(path: PhotoLibrary.databaseFileName).path
+        try library.database.backup(to: DatabaseQueue(path: copyPath))
+        let copy = try PhotoLibrary(url: copyURL)
+        try copy.performChangesAndWait(author: "copy") { AssetChangeRequest(for: assets[4]).creationDate = .utc(2033, 1, 1) }
+
+        let result = try library.fetchAssets(options: Self.byDate)
+        try library.performChangesAndWait { AssetChangeRequest(for: assets[8]).creationDate = .utc(2034, 1, 1) }
+        #expect(library.observation.handOff.interval(after: start, through: start + 1) != nil)
+        // The copy restored into the live file.
+        try copy.database.backup(to: DatabaseQueue(path: library.databasePath))
+        #expect(try library.currentChangeToken.sequence == start + 1)
+
+        let (handed, read, _) = try Self.bothJournals(library, after: start)
+        #expect(handed == read)
+        let details = try #require(try library.observation.readChanges(after: start).last?.changeDetails(for: result))
+        #expect(details.fetchResultAfterChanges.lastObject?.localIdentifier == assets[4].localIdentifier)
+        #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: Self.byDate)).keys)
+    }
 }

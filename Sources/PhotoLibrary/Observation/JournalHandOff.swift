@@ -3,15 +3,16 @@ import Synchronization
 /// The journal records of this handle's latest commits, handed from each commit to the delivery rounds in
 /// memory, so that a round doesn't read back from SQLite the records its library just wrote.
 ///
-/// A commit publishes its transaction and records once SQLite committed them (never a rolled-back one). A
-/// round uses them only when they are the whole journal of its interval: it still reads the journal's end
-/// and floor from its own snapshot, and takes the records in memory only when every transaction in
-/// (start, end] is held here and none is pruned (start ≥ floor). Sequence numbers are never reused
+/// A commit publishes its transaction and records once SQLite committed them (never a rolled-back one: its
+/// sequence number goes to the next commit, perhaps another connection's). A round uses them only when they
+/// are the whole journal of its interval: it still reads the journal's end, floor and transactions from its
+/// own snapshot, and takes the records in memory only when every transaction in (start, end] is held here,
+/// as the journal holds it, and none is pruned (start ≥ floor). Committed sequence numbers are never reused
 /// (`AUTOINCREMENT`), so a held transaction is the one SQLite holds under its number. A commit from another
 /// connection or process in the interval isn't held: the round then reads the journal, as it always did.
 ///
-/// Bounded: at most ``capacity`` transactions of at most ``WriterRound/recordLimit`` records each; larger
-/// ones aren't held (a round of them reads the journal anyway).
+/// Bounded: at most ``capacity`` transactions and ``recordCapacity`` records (the oldest go first), of at most
+/// ``WriterRound/recordLimit`` records each; larger ones aren't held (a round of them reads the journal anyway).
 final class JournalHandOff: Sendable {
     /// A committed transaction and its records, as a round reads them.
     struct Entry: Sendable {
@@ -21,6 +22,8 @@ final class JournalHandOff: Sendable {
 
     /// The most transactions held: as many as a tracked result may lag behind a round on the writer.
     static let capacity = Int(WriterRound.lagLimit)
+    /// The most records held (a few hundred kilobytes of previous values and rows).
+    static let recordCapacity = 4 * WriterRound.recordLimit
 
     /// Held transactions, ascending by sequence.
     private let entries = Mutex<[Entry]>([])
@@ -45,6 +48,10 @@ final class JournalHandOff: Sendable {
                 entries.insert(entry, at: index)
             }
             if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+            var records = entries.reduce(0) { $0 + $1.records.records.count }
+            while records > Self.recordCapacity {
+                records -= entries.removeFirst().records.records.count
+            }
         }
     }
 

@@ -140,27 +140,32 @@ struct RoundJournal: Sendable {
     /// Every record of ``transactions``.
     let recorded: JournalRecords
 
-    /// Reads the journal after `start`; nil when nothing was committed since. The transactions and records
-    /// are taken from `handOff` when it holds every one of them (see ``JournalHandOff``), else read.
+    /// Reads the journal after `start`; nil when nothing was committed since. The records are taken from
+    /// `handOff` when it holds every transaction of the interval as the journal holds it (see
+    /// ``JournalHandOff``), else read.
     init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: Database) throws {
-        var position: (end: Int64, floor: Int64)?
-        try RawQuery(db, """
-            SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'),
-                   (SELECT floor FROM change_journal WHERE id = 1)
-            """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
-        guard let position, position.end > start else { return nil }
-        (end, floor, self.start) = (position.end, position.floor, start)
-        // Transactions up to the floor may be pruned: the journal then has fewer than were committed.
-        if start >= floor, let held = handOff?.interval(after: start, through: end) {
-            (transactions, recorded) = held
-            return
-        }
+        // One statement: the transactions after `start` (the newest is never pruned: the last is the journal's
+        // end) and the floor.
         var transactions: [JournalTransaction] = []
-        try RawQuery(db, "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
-            .forEachRow(start, end) { row in transactions.append(JournalTransaction(statement: row)) }
-        guard !transactions.isEmpty else { return nil }
+        var floor: Int64 = 0
+        try RawQuery(db, """
+            SELECT \(JournalTransaction.columns), (SELECT floor FROM change_journal WHERE id = 1)
+            FROM change_transaction WHERE seq > ? ORDER BY seq
+            """).forEachRow(start) { row in
+            transactions.append(JournalTransaction(statement: row))
+            floor = sqlite3_column_int64(row, 4)
+        }
+        guard let last = transactions.last else { return nil }
+        (end, self.floor, self.start) = (last.sequence, floor, start)
         self.transactions = transactions
-        recorded = try JournalRecords(after: start, through: end, db)
+        // The transactions are always the journal's. Their records come from the hand-off when it holds them
+        // all as the journal does: none pruned (up to the floor they may be), none written since by anyone
+        // but their commit.
+        if start >= floor, let held = handOff?.interval(after: start, through: end), held.transactions == transactions {
+            recorded = held.records
+        } else {
+            recorded = try JournalRecords(after: start, through: end, db)
+        }
     }
 
     /// The records of the transactions in (`start`, `end`], which must not begin before the round's start.
