@@ -366,7 +366,20 @@ extension ChangeSession {
         guard !batch.isEmpty else { return nil }
         let stamp = ChangeToken.stamp(forDate: now)
         let sequence = try batch.write(author: author, date: now, stamp: stamp, db)
-        return JournalTransaction(sequence: sequence, author: author, date: now, stamp: stamp)
+        let transaction = JournalTransaction(sequence: sequence, author: author, date: now, stamp: stamp)
+        handOff(transaction, batch, afterAssets: afterAssets)
+        return transaction
+    }
+
+    /// Hands the transaction's records to the library's delivery rounds in memory once SQLite commits them
+    /// (see ``JournalHandOff``); nothing when the transaction rolls back.
+    /// The rows of updated assets go with their records: a round reads the state they left from them.
+    private func handOff(_ transaction: JournalTransaction, _ batch: JournalBatch, afterAssets: [Int64: AssetRow]) {
+        guard JournalHandOff.holds(recordCount: batch.records.count) else { return }
+        let entry = JournalHandOff.Entry(
+            transaction: transaction, records: batch.roundRecords(sequence: transaction.sequence, afterAssets: afterAssets))
+        let handOff = library.observation.handOff
+        db.afterNextTransaction { _ in handOff.publish(entry) }
     }
 }
 
@@ -438,6 +451,32 @@ struct JournalBatch {
             objectType: type, objectID: id, localIdentifier: (new ?? old)!.localIdentifier, kind: kind,
             changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
         previousValues.append(old.map { values.append($0) })
+    }
+
+    /// The records as a delivery round reads them from the journal (``JournalRecords``): in the order of the
+    /// journal's primary key (type, then id), with the previous values of assets only, in this batch's buffer;
+    /// and with the row each asset update left (from `afterAssets`: the rows as the block left them, which
+    /// the journal's records were made from).
+    ///
+    /// - Complexity: O(*r*) for *r* records (O(*r* log *r*) should they have been added out of that order).
+    func roundRecords(sequence: Int64, afterAssets: [Int64: AssetRow]) -> JournalRecords {
+        var order = Array(records.indices)
+        func key(_ index: Int) -> (Int, Int64) { (records[index].objectType.rawValue, records[index].objectID) }
+        if !zip(order, order.dropFirst()).allSatisfy({ key($0) < key($1) }) { order.sort { key($0) < key($1) } }
+        var round: [RoundRecord] = []
+        var rowsAfter: [JournalRecords.RowAfter?] = []
+        round.reserveCapacity(records.count)
+        rowsAfter.reserveCapacity(records.count)
+        for index in order {
+            let record = records[index]
+            let isAsset = record.objectType == .asset
+            round.append(RoundRecord(
+                sequence: sequence, objectType: record.objectType, objectID: record.objectID, kind: record.kind,
+                changedProperties: record.changedProperties, contentChanged: record.contentChanged,
+                previousValues: isAsset ? previousValues[index] : nil))
+            rowsAfter.append(isAsset && record.kind == .updated ? afterAssets[record.objectID].map(JournalRecords.RowAfter.init) : nil)
+        }
+        return JournalRecords(records: round, previousValueBytes: values.bytes, rowsAfter: rowsAfter)
     }
 
     /// The most rows one INSERT statement writes.

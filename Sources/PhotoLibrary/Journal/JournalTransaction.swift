@@ -7,7 +7,7 @@ import GRDBSQLite
 ///
 /// The stamp is the one the commit stored (``ChangeToken/stamp(forDate:)`` of its date, computed once);
 /// readers never derive it again from `date`.
-struct JournalTransaction: Sendable {
+struct JournalTransaction: Sendable, Equatable {
     let sequence: Int64
     let author: String
     /// Seconds since 1970.

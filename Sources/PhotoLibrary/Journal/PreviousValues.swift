@@ -301,6 +301,50 @@ extension AssetRow: JournaledRow {
     }
 }
 
+extension AssetRow {
+    /// The value of the column at `index` of ``journalColumns``, as ``writePreviousValues(to:)`` encodes it
+    /// (and as SQLite returns it): booleans as integers, absent values as NULL.
+    func journalValue(at index: Int) -> DatabaseValue {
+        func integer(_ value: Int64?) -> DatabaseValue { value.map { $0.databaseValue } ?? .null }
+        func integer(_ value: Int?) -> DatabaseValue { integer(value.map { Int64($0) }) }
+        func integer(_ value: Bool) -> DatabaseValue { Int64(value ? 1 : 0).databaseValue }
+        func real(_ value: Double?) -> DatabaseValue { value.map { $0.databaseValue } ?? .null }
+        func text(_ value: String?) -> DatabaseValue { value.map { $0.databaseValue } ?? .null }
+        switch index {
+        case 0: return integer(id)
+        case 1: return text(localIdentifier)
+        case 2: return integer(mediaType)
+        case 3: return integer(mediaSubtypes)
+        case 4: return integer(pixelWidth)
+        case 5: return integer(pixelHeight)
+        case 6: return real(creationDate)
+        case 7: return integer(creationTimeZoneOffset)
+        case 8: return real(modificationDate)
+        case 9: return real(latitude)
+        case 10: return real(longitude)
+        case 11: return real(altitude)
+        case 12: return real(duration)
+        case 13: return integer(isFavorite)
+        case 14: return integer(isHidden)
+        case 15: return text(burstIdentifier)
+        case 16: return integer(representsBurst)
+        case 17: return integer(burstSelectionTypes)
+        case 18: return integer(sourceType)
+        case 19: return integer(hasAdjustments)
+        case 20: return text(originalFilename)
+        case 21: return text(uniformTypeIdentifier)
+        case 22: return integer(fileSize)
+        case 23: return text(contentHash)
+        case 24: return integer(storage)
+        case 25: return text(filePath)
+        case 26: return real(addedDate)
+        case 27: return integer(momentId)
+        case 28: return text(adjustedContentHash)
+        default: preconditionFailure("no journal column \(index) in asset")
+        }
+    }
+}
+
 extension PreviousValues.Writer {
     /// The first columns of both collection tables (`asset_collection`, `collection_list`), in their order.
     mutating func collectionColumns(

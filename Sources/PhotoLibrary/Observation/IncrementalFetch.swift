@@ -24,7 +24,10 @@ import Synchronization
 ///    date order): they are treated as untouched, and only their positions are searched, to report them
 ///    changed.
 /// 2. The fetch's own SQL condition restricted to the touched ids gives their membership and sort values now,
-///    so membership is exactly the requery's.
+///    so membership is exactly the requery's. When the round's records were handed off by this handle's
+///    commits (``JournalHandOff``) with the rows they left, and no touched asset was inserted or changed in a
+///    property of the condition, neither can have changed: the values come from those rows and the
+///    membership is the one at the start (step 4 finds it), without reading the database.
 /// 3. A touched asset's sort values at the result's sequence are its current ones when no record changed a
 ///    sort property, else the previous values of its first record (only the sort columns are decoded).
 /// 4. One binary search per key over the result, ordered by the keys at its sequence, finds where each
@@ -51,6 +54,9 @@ final class IncrementalFetch: Sendable {
     /// The journaled properties that cover the sort columns and those the condition reads: an asset updated
     /// with none of them kept its place and its membership. Nil when a column isn't covered.
     let relevantProperties: AssetProperties?
+    /// The journaled properties that cover the columns the condition reads: an asset updated with none of
+    /// them kept its membership. Nil when a column isn't covered.
+    let conditionProperties: AssetProperties?
     /// The position of each sort column among the columns of an asset's previous values.
     let journalIndexes: [Int]
     /// `asset.id, <columns>`: what a probe reads.
@@ -83,6 +89,7 @@ final class IncrementalFetch: Sendable {
         self.journalIndexes = journalIndexes
         sortProperties = Self.covering(columns)
         relevantProperties = conditionColumns.flatMap { Self.covering(columns + $0) }
+        conditionProperties = conditionColumns.flatMap { Self.covering($0) }
         probeColumns = "asset.id" + columns.map { ", asset." + $0 }.joined()
     }
 
@@ -137,19 +144,17 @@ final class IncrementalFetch: Sendable {
             // Assets updated in properties neither the sort nor the condition reads stay where they were, as they
             // were: only their positions are searched, by their keys at the start (not read again).
             let (touched, inPlace) = all.dividing()
-            let now = try currentKeys(of: touched, db)
+            let inMemory = knownAtEnd(touched, before: before)
+            var now = try inMemory ? currentKeysInMemory(of: touched) : currentKeys(of: touched, db)
             let old = try keysAtStart(touched, now: now, db)
             var search = KeySearch(fetch: self, before: before, touched: touched, old: old, db)
-            let placement = try search.place(members: now.members, slots: now.memberSlots)
-            var inPlaceKeys = SortKeys(width: columns.count)
-            for slot in inPlace {
-                guard let values = try all.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
-                inPlaceKeys.append(values, id: all.ids[slot])
-            }
-            let updatedInPlace = try search.positions(of: inPlaceKeys).filter { $0 >= 0 }
+            let placement = try inMemory
+                ? placeKeptMembers(&now, old: old, &search, touchedCount: touched.ids.count)
+                : search.place(members: now.members, slots: now.memberSlots)
+            let updatedInPlace = try search.positions(of: keysInPlace(all, inPlace, db)).filter { $0 >= 0 }
             return try IncrementalUpdate(
                 before: before, touched: touched, members: now.members, memberSlots: now.memberSlots, placement: placement,
-                updatedInPlace: updatedInPlace)
+                updatedInPlace: updatedInPlace, readInMemory: inMemory)
         } catch is Unmaintainable {
             return nil
         }
@@ -163,6 +168,80 @@ final class IncrementalFetch: Sendable {
         /// By slot: the index into ``all`` of each touched asset that still exists, else -1.
         var index: [Int]
         var all: SortKeys
+        /// The slot of each key of ``all``.
+        var slots: [Int] = []
+    }
+
+    /// Whether the touched assets' state at the end of the round is known without reading the database, and
+    /// their memberships can't have changed: each is gone, or was there at the start and is there at the end
+    /// with its last update's row handed off by its commit, no record of it naming a property of the
+    /// condition. Otherwise their rows are read, and the condition evaluated, by SQLite. Only with every
+    /// key's sort values in memory (the members' old positions are searched there) and columns the journal
+    /// covers (the rows' journaled columns are their state at the end).
+    private func knownAtEnd(_ touched: TouchedAssets, before: FetchResultKeyList) -> Bool {
+        guard before.denseBaseValues != nil, sortProperties != nil, conditionProperties != nil else { return false }
+        return touched.ids.indices.allSatisfy { slot in
+            touched.isDeletedAtEnd(slot: slot)
+                || (touched.first[slot].kind == .updated && !touched.conditionChanged[slot] && touched.hasRowAtEnd(slot: slot))
+        }
+    }
+
+    /// Step 2 without the database (``knownAtEnd(_:before:)``): the sort values of the touched assets still
+    /// there, from their rows at the end; the members are chosen by the caller (``orderMembers(_:_:)``).
+    private func currentKeysInMemory(of touched: TouchedAssets) throws -> CurrentKeys {
+        let width = columns.count
+        var keys = CurrentKeys(members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
+        keys.all.reserveCapacity(touched.ids.count)
+        for slot in touched.ids.indices where !touched.isDeletedAtEnd(slot: slot) {
+            keys.index[slot] = try keys.all.append(id: touched.ids[slot]) { column in
+                guard let value = touched.valueAtEnd(slot: slot, column: journalIndexes[column]) else { throw Unmaintainable() }
+                return value
+            }
+            keys.slots.append(slot)
+        }
+        return keys
+    }
+
+    /// The sort keys of the assets updated in place (at `slots` of `all`): their keys at the start, which
+    /// are their keys at the end, since no record of theirs names a property of the sort. Taken from their
+    /// rows at the end when handed off with the records (no decoding), else from their previous values.
+    private func keysInPlace(_ all: TouchedAssets, _ slots: [Int], _ db: Database) throws -> SortKeys {
+        var keys = SortKeys(width: columns.count)
+        keys.reserveCapacity(slots.count)
+        for slot in slots {
+            if all.hasRowAtEnd(slot: slot) {
+                _ = try keys.append(id: all.ids[slot]) { column in
+                    guard let value = all.valueAtEnd(slot: slot, column: journalIndexes[column]) else { throw Unmaintainable() }
+                    return value
+                }
+                continue
+            }
+            guard let values = try all.previousValues(at: journalIndexes, slot: slot, db) else { throw Unmaintainable() }
+            keys.append(values, id: all.ids[slot])
+        }
+        return keys
+    }
+
+    /// Step 4 when memberships didn't change (``knownAtEnd(_:before:)``): the members are the touched assets
+    /// still there that were in the result, found by searching their old keys; then they are placed.
+    private func placeKeptMembers(_ now: inout CurrentKeys, old: StartKeys, _ search: inout KeySearch, touchedCount: Int) throws -> Placement {
+        let positions = try search.positions(of: old.keys)
+        var wasMember = [Bool](repeating: false, count: touchedCount)
+        for (index, position) in positions.enumerated() where position >= 0 { wasMember[old.slots[index]] = true }
+        orderMembers(&now, (0..<now.all.count).filter { wasMember[now.slots[$0]] })
+        return try search.place(members: now.members, slots: now.memberSlots, oldPositions: positions)
+    }
+
+    /// Sets the members: the keys of ``CurrentKeys/all`` at `indexes`, in the fetch's order.
+    private func orderMembers(_ keys: inout CurrentKeys, _ indexes: [Int]) {
+        let all = keys.all
+        let sorted = indexes.sorted { compare(all, $0, all, $1) < 0 }
+        keys.members.reserveCapacity(sorted.count)
+        keys.memberSlots.reserveCapacity(sorted.count)
+        for key in sorted {
+            keys.members.append(from: all, key)
+            keys.memberSlots.append(keys.slots[key])
+        }
     }
 
     /// Step 2: the touched assets' sort values now, and whether each is in the result (the fetch's own
@@ -174,21 +253,16 @@ final class IncrementalFetch: Sendable {
         keys.all.reserveCapacity(touched.ids.count)
         let statement = try IDGroupStatement(db, query: membershipQuery(db))
         guard !touched.ids.isEmpty else { return keys }
-        var memberRows: [(key: Int, slot: Int)] = []
+        var memberKeys: [Int] = []
         try statement.forEachRow(ids: touched.ids) { row in
             let id = sqlite3_column_int64(row, 0)
             guard let slot = touched.slots.slot(of: id) else { return }
             let key = keys.all.append(row, id: id, from: 1)
             keys.index[slot] = key
-            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberRows.append((key, slot)) }
+            keys.slots.append(slot)
+            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberKeys.append(key) }
         }
-        memberRows.sort { compare(keys.all, $0.key, keys.all, $1.key) < 0 }
-        keys.members.reserveCapacity(memberRows.count)
-        keys.memberSlots.reserveCapacity(memberRows.count)
-        for row in memberRows {
-            keys.members.append(from: keys.all, row.key)
-            keys.memberSlots.append(row.slot)
-        }
+        orderMembers(&keys, memberKeys)
         return keys
     }
 
@@ -329,6 +403,13 @@ struct SortKeys {
     /// Appends the key whose values are the columns of the statement's current row from `first` on.
     mutating func append(_ row: SQLiteStatement, id: Int64, from first: Int) -> Int {
         for column in first..<(first + width) { values.append(DatabaseValue(sqliteStatement: row, index: Int32(column))) }
+        ids.append(id)
+        return ids.count - 1
+    }
+
+    /// Appends the key whose value in each column is `value(column)`, and returns its index.
+    mutating func append(id: Int64, _ value: (Int) throws -> DatabaseValue) rethrows -> Int {
+        for column in 0..<width { values.append(try value(column)) }
         ids.append(id)
         return ids.count - 1
     }

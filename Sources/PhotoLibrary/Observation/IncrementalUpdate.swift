@@ -5,6 +5,9 @@ struct IncrementalUpdate: Sendable {
     let diff: IndexDiff
     /// The keys after the round (the before keys' storage with a patch).
     let after: FetchResultKeyList
+    /// Whether the touched assets' state at the end was known without reading the database (their rows
+    /// handed off by their commits): tests check which path a round took.
+    private(set) var readInMemory = false
 
     /// The update of a round that touched none of the result's assets.
     init(unchanged keys: FetchResultKeyList) {
@@ -22,8 +25,9 @@ struct IncrementalUpdate: Sendable {
     /// keep their place in the chain of untouched assets), reported as changed.
     init(
         before: FetchResultKeyList, touched: TouchedAssets, members: SortKeys, memberSlots: [Int], placement: Placement,
-        updatedInPlace: [Int] = []
+        updatedInPlace: [Int] = [], readInMemory: Bool = false
     ) throws {
+        self.readInMemory = readInMemory
         let count = before.count
         let holes = placement.holes
         let slots = placement.slots

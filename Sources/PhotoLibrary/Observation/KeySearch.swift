@@ -37,8 +37,11 @@ struct KeySearch {
     /// Where the touched assets go: where each was (the position of its key at the start, if it was in the
     /// result) and how many untouched assets precede each member now (the lower bound of its key now).
     /// `slots` holds the touched slot of each member.
-    mutating func place(members: SortKeys, slots: [Int]) throws -> Placement {
-        if let baseValues = before.denseBaseValues { return try placeInMemory(members: members, slots: slots, baseValues: baseValues) }
+    /// `oldPositions`, when given, are ``positions(of:)`` of the old keys, already searched.
+    mutating func place(members: SortKeys, slots: [Int], oldPositions: [Int]? = nil) throws -> Placement {
+        if let baseValues = before.denseBaseValues {
+            return try placeInMemory(members: members, slots: slots, baseValues: baseValues, oldPositions: oldPositions)
+        }
         return try placeWithProbes(members: members, slots: slots)
     }
 
@@ -124,13 +127,15 @@ struct KeySearch {
     }
 
     /// ``place(members:slots:)`` with every key's sort values in memory.
-    private func placeInMemory(members: SortKeys, slots: [Int], baseValues: [Double]) throws -> Placement {
+    private func placeInMemory(members: SortKeys, slots: [Int], baseValues: [Double], oldPositions: [Int]?) throws -> Placement {
         var placement = Placement(touchedCount: touched.ids.count)
-        let oldValues = try Self.numbers(old)
-        for index in 0..<old.count {
-            let position = lowerBound(oldValues, index, old.ids[index], baseValues)
-            if position < before.count && before[position] == old.ids[index] {
-                placement.beforePosition[start.slots[index]] = position
+        if let oldPositions {
+            for (index, position) in oldPositions.enumerated() where position >= 0 { placement.beforePosition[start.slots[index]] = position }
+        } else {
+            let oldValues = try Self.numbers(old)
+            for index in 0..<old.count {
+                let position = lowerBound(oldValues, index, old.ids[index], baseValues)
+                if holds(old.ids[index], at: position) { placement.beforePosition[start.slots[index]] = position }
             }
         }
         placement.insertedValues = try Self.numbers(members)

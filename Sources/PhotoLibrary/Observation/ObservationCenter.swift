@@ -46,6 +46,8 @@ final class ObservationCenter: Sendable {
     private let database: DatabasePool
     private let identity: UUID
     private let notifier: CommitNotifier
+    /// The records of this handle's commits, handed to the rounds in memory (see ``JournalHandOff``).
+    let handOff = JournalHandOff()
 
     init(database: DatabasePool, identity: UUID, notifier: CommitNotifier, incrementalLimit: Double) {
         self.database = database
@@ -261,7 +263,7 @@ final class ObservationCenter: Sendable {
     /// round changes; empty when nothing was. On the writer, throws ``WriterRound/Declined`` for a round it
     /// doesn't admit.
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], onWriter: Bool, _ db: Database) throws -> [Change] {
-        guard let journal = try RoundJournal(after: delivered, db), let last = journal.transactions.last else { return [] }
+        guard let journal = try RoundJournal(after: delivered, handOff: handOff, db), let last = journal.transactions.last else { return [] }
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
         if onWriter, !WriterRound.admits(journal, results: results, maintainsIncrementally: maintains) { throw WriterRound.Declined() }
         let context = try deliveryContext(journal, results: results, onWriter: onWriter, db)

@@ -21,6 +21,19 @@ struct RoundRecord: Sendable {
 struct JournalRecords: Sendable {
     private(set) var records: [RoundRecord] = []
     private(set) var previousValueBytes: [UInt8] = []
+    /// With records handed off by their commits (``JournalHandOff``): the row each asset update left, parallel
+    /// to ``records`` (nil for other records). Empty when the records were read from the journal, which
+    /// doesn't keep rows after a change.
+    private(set) var rowsAfter: [RowAfter?] = []
+
+    /// An asset's row after an update, held by reference: a round checks and reads rows without copying them.
+    final class RowAfter: Sendable {
+        let row: AssetRow
+
+        init(_ row: AssetRow) {
+            self.row = row
+        }
+    }
 
     /// The most bytes of previous values kept: a round of that many changes is far beyond the incremental
     /// path's reach anyway.
@@ -43,6 +56,48 @@ struct JournalRecords: Sendable {
                 sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
                 changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0,
                 previousValues: type == .asset ? keep(row, 6) : nil))
+        }
+    }
+
+    /// Records made in memory (a commit's, handed to the rounds: see ``JournalHandOff``), in the order a read
+    /// gives them (by transaction, then object type, then id); `previousValueBytes` holds the ranges they name.
+    init(records: [RoundRecord], previousValueBytes: [UInt8], rowsAfter: [RowAfter?]) {
+        precondition(rowsAfter.count == records.count, "a row, or nil, for every record")
+        self.records = records
+        self.previousValueBytes = previousValueBytes
+        self.rowsAfter = rowsAfter
+    }
+
+    /// Whether the row an asset's update at `index` of ``records`` left is known (false for records read from
+    /// the journal, and for records that aren't an asset's update).
+    func hasRowAfter(record index: Int) -> Bool {
+        !rowsAfter.isEmpty && rowsAfter[index] != nil
+    }
+
+    /// The value at a journal column (``AssetRow/journalColumns``) of the row the update at `index` of
+    /// ``records`` left; nil when the row isn't known. Read in place: the row isn't copied.
+    func valueAfter(record index: Int, column: Int) -> DatabaseValue? {
+        rowsAfter.isEmpty ? nil : rowsAfter[index]?.row.journalValue(at: column)
+    }
+
+    /// Appends the records of later transactions, their previous values with them.
+    ///
+    /// - Complexity: O(*r* + *b*) for *r* records and *b* bytes of previous values appended.
+    mutating func append(_ later: JournalRecords) {
+        // The rows after are known for all the records or for none.
+        if rowsAfter.count == records.count, later.rowsAfter.count == later.records.count {
+            rowsAfter.append(contentsOf: later.rowsAfter)
+        } else {
+            rowsAfter = []
+        }
+        let offset = previousValueBytes.count
+        previousValueBytes.append(contentsOf: later.previousValueBytes)
+        records.reserveCapacity(records.count + later.records.count)
+        for record in later.records {
+            records.append(RoundRecord(
+                sequence: record.sequence, objectType: record.objectType, objectID: record.objectID, kind: record.kind,
+                changedProperties: record.changedProperties, contentChanged: record.contentChanged,
+                previousValues: record.previousValues.map { ($0.lowerBound + offset)..<($0.upperBound + offset) }))
         }
     }
 
@@ -85,21 +140,32 @@ struct RoundJournal: Sendable {
     /// Every record of ``transactions``.
     let recorded: JournalRecords
 
-    /// Reads the journal after `start`; nil when nothing was committed since.
-    init?(after start: Int64, _ db: Database) throws {
-        var position: (end: Int64, floor: Int64)?
-        try RawQuery(db, """
-            SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'),
-                   (SELECT floor FROM change_journal WHERE id = 1)
-            """).forEachRow { row in position = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)) }
-        guard let position, position.end > start else { return nil }
-        (end, floor, self.start) = (position.end, position.floor, start)
+    /// Reads the journal after `start`; nil when nothing was committed since. The records are taken from
+    /// `handOff` when it holds every transaction of the interval as the journal holds it (see
+    /// ``JournalHandOff``), else read.
+    init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: Database) throws {
+        // One statement: the transactions after `start` (the newest is never pruned: the last is the journal's
+        // end) and the floor.
         var transactions: [JournalTransaction] = []
-        try RawQuery(db, "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq")
-            .forEachRow(start, end) { row in transactions.append(JournalTransaction(statement: row)) }
-        guard !transactions.isEmpty else { return nil }
+        var floor: Int64 = 0
+        try RawQuery(db, """
+            SELECT \(JournalTransaction.columns), (SELECT floor FROM change_journal WHERE id = 1)
+            FROM change_transaction WHERE seq > ? ORDER BY seq
+            """).forEachRow(start) { row in
+            transactions.append(JournalTransaction(statement: row))
+            floor = sqlite3_column_int64(row, 4)
+        }
+        guard let last = transactions.last else { return nil }
+        (end, self.floor, self.start) = (last.sequence, floor, start)
         self.transactions = transactions
-        recorded = try JournalRecords(after: start, through: end, db)
+        // The transactions are always the journal's. Their records come from the hand-off when it holds them
+        // all as the journal does: none pruned (up to the floor they may be), none written since by anyone
+        // but their commit.
+        if start >= floor, let held = handOff?.interval(after: start, through: end), held.transactions == transactions {
+            recorded = held.records
+        } else {
+            recorded = try JournalRecords(after: start, through: end, db)
+        }
     }
 
     /// The records of the transactions in (`start`, `end`], which must not begin before the round's start.

@@ -29,6 +29,11 @@ struct TouchedAssets {
     /// Whether each may have changed its place or its membership: inserted, deleted, or updated in a property
     /// of the sort or of the condition (every one when they aren't covered).
     private(set) var affected: [Bool] = []
+    /// Whether each has a record naming a property of the condition (every updated one when the condition
+    /// isn't covered).
+    private(set) var conditionChanged: [Bool] = []
+    /// The index in the records of each one's last record in the interval.
+    private(set) var last: [Int] = []
 
     /// The touched assets' ids, by slot.
     var ids: [Int64] { slots.ids }
@@ -40,16 +45,20 @@ struct TouchedAssets {
     init(from start: Int64, round: RoundJournal, of fetch: IncrementalFetch, limit: Int, _ db: Database) throws {
         if start >= round.start {
             journal = round.recorded
-            for record in round.records(after: start, through: round.end) where record.objectType == .asset {
-                try add(record, of: fetch, limit: limit)
+            let records = round.records(after: start, through: round.end)
+            reserveCapacity(min(records.count, limit + 1))
+            for index in records.indices where records[index].objectType == .asset {
+                try add(records[index], at: index, of: fetch, limit: limit)
             }
         } else {
             journal = try JournalRecords(after: start, through: round.end, of: .asset, db)
-            for record in journal.records { try add(record, of: fetch, limit: limit) }
+            reserveCapacity(min(journal.records.count, limit + 1))
+            for (index, record) in journal.records.enumerated() { try add(record, at: index, of: fetch, limit: limit) }
         }
     }
 
-    private mutating func add(_ record: RoundRecord, of fetch: IncrementalFetch, limit: Int) throws {
+    /// Adds the record at `index` of the records.
+    private mutating func add(_ record: RoundRecord, at index: Int, of fetch: IncrementalFetch, limit: Int) throws {
         let (slot, isFirst) = slots.insert(record.objectID)
         if isFirst {
             guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
@@ -57,6 +66,10 @@ struct TouchedAssets {
             updated.append(false)
             sortChanged.append(false)
             affected.append(false)
+            conditionChanged.append(false)
+            last.append(index)
+        } else {
+            last[slot] = index
         }
         guard record.kind == .updated else {
             affected[slot] = true
@@ -66,12 +79,13 @@ struct TouchedAssets {
         let properties = AssetProperties(rawValue: record.changedProperties)
         if fetch.sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
         if fetch.relevantProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { affected[slot] = true }
+        if fetch.conditionProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { conditionChanged[slot] = true }
     }
 
     /// These assets split in two: those that may have changed their place or membership, and the slots (here)
     /// of the others, updated in place.
     func dividing() -> (affected: TouchedAssets, inPlace: [Int]) {
-        var divided = TouchedAssets(journal: journal)
+        var divided = TouchedAssets(journal: journal, capacity: ids.count)
         var inPlace: [Int] = []
         for slot in ids.indices {
             guard affected[slot] else {
@@ -83,12 +97,44 @@ struct TouchedAssets {
             divided.updated.append(updated[slot])
             divided.sortChanged.append(sortChanged[slot])
             divided.affected.append(true)
+            divided.conditionChanged.append(conditionChanged[slot])
+            divided.last.append(last[slot])
         }
         return (divided, inPlace)
     }
 
-    private init(journal: JournalRecords) {
+    private init(journal: JournalRecords, capacity: Int) {
         self.journal = journal
+        reserveCapacity(capacity)
+    }
+
+    /// Room for `count` assets in every array (a few records a round: growing them one by one costs more).
+    private mutating func reserveCapacity(_ count: Int) {
+        slots = IDSlots(capacity: count)
+        first.reserveCapacity(count)
+        updated.reserveCapacity(count)
+        sortChanged.reserveCapacity(count)
+        affected.reserveCapacity(count)
+        conditionChanged.reserveCapacity(count)
+        last.reserveCapacity(count)
+    }
+
+    /// Whether a touched asset is gone at the interval's end: its last record is a deletion.
+    func isDeletedAtEnd(slot: Int) -> Bool {
+        journal.records[last[slot]].kind == .deleted
+    }
+
+    /// Whether a touched asset's row at the interval's end is known: its last record is an update that
+    /// carries it (records handed off by their commits).
+    func hasRowAtEnd(slot: Int) -> Bool {
+        journal.hasRowAfter(record: last[slot])
+    }
+
+    /// The value at a journal column of a touched asset's row at the interval's end, when it is known (see
+    /// ``hasRowAtEnd(slot:)``). Only journaled columns are its state at the end: bookkeeping (`momentId`)
+    /// may have moved since.
+    func valueAtEnd(slot: Int, column: Int) -> DatabaseValue? {
+        journal.valueAfter(record: last[slot], column: column)
     }
 
     /// The values of the columns at `indexes` (positions in ``AssetRow/journalColumns``) in the previous values

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// The journal records of this handle's latest commits, handed from each commit to the delivery rounds in
+/// memory, so that a round doesn't read back from SQLite the records its library just wrote.
+///
+/// A commit publishes its transaction and records once SQLite committed them (never a rolled-back one: its
+/// sequence number goes to the next commit, perhaps another connection's). A round uses them only when they
+/// are the whole journal of its interval: it still reads the journal's end, floor and transactions from its
+/// own snapshot, and takes the records in memory only when every transaction in (start, end] is held here,
+/// as the journal holds it, and none is pruned (start ≥ floor). Committed sequence numbers are never reused
+/// (`AUTOINCREMENT`), so a held transaction is the one SQLite holds under its number. A commit from another
+/// connection or process in the interval isn't held: the round then reads the journal, as it always did.
+///
+/// Bounded: at most ``capacity`` transactions and ``recordCapacity`` records (the oldest go first), of at most
+/// ``WriterRound/recordLimit`` records each; larger ones aren't held (a round of them reads the journal anyway).
+final class JournalHandOff: Sendable {
+    /// A committed transaction and its records, as a round reads them.
+    struct Entry: Sendable {
+        let transaction: JournalTransaction
+        let records: JournalRecords
+    }
+
+    /// The most transactions held: as many as a tracked result may lag behind a round on the writer.
+    static let capacity = Int(WriterRound.lagLimit)
+    /// The most records held (a few hundred kilobytes of previous values and rows).
+    static let recordCapacity = 4 * WriterRound.recordLimit
+
+    /// Held transactions, ascending by sequence.
+    private let entries = Mutex<[Entry]>([])
+
+    /// Whether a transaction of `recordCount` records is held when committed.
+    static func holds(recordCount: Int) -> Bool {
+        recordCount <= WriterRound.recordLimit
+    }
+
+    /// Holds a committed transaction. Call only once SQLite committed it.
+    ///
+    /// - Complexity: O(``capacity``) at worst (a commit that isn't the newest; the oldest dropped).
+    func publish(_ entry: Entry) {
+        guard Self.holds(recordCount: entry.records.records.count) else { return }
+        entries.withLock { entries in
+            // Commits are published in order on the writer; keep the order whatever happens.
+            var index = entries.endIndex
+            while index > entries.startIndex, entries[index - 1].transaction.sequence >= entry.transaction.sequence { index -= 1 }
+            if index < entries.endIndex, entries[index].transaction.sequence == entry.transaction.sequence {
+                entries[index] = entry
+            } else {
+                entries.insert(entry, at: index)
+            }
+            if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+            var records = entries.reduce(0) { $0 + $1.records.records.count }
+            while records > Self.recordCapacity {
+                records -= entries.removeFirst().records.records.count
+            }
+        }
+    }
+
+    /// The transactions in (`start`, `end`] and their records, when every one of them is held; nil otherwise.
+    ///
+    /// - Complexity: O(*t* + *r*) for *t* transactions of *r* records (no copy for one transaction).
+    func interval(after start: Int64, through end: Int64) -> (transactions: [JournalTransaction], records: JournalRecords)? {
+        guard end > start, end - start <= Int64(Self.capacity) else { return nil }
+        let held = entries.withLock { entries -> ArraySlice<Entry>? in
+            guard let first = entries.firstIndex(where: { $0.transaction.sequence > start }) else { return nil }
+            let count = Int(end - start)
+            guard entries.count - first >= count else { return nil }
+            let slice = entries[first..<(first + count)]
+            // Ascending and unique: the interval's every sequence is held when the first and last are its bounds.
+            guard slice.first!.transaction.sequence == start + 1, slice.last!.transaction.sequence == end else { return nil }
+            return slice
+        }
+        guard let held else { return nil }
+        var records = held.first!.records
+        for entry in held.dropFirst() { records.append(entry.records) }
+        return (held.map(\.transaction), records)
+    }
+}
