@@ -128,6 +128,7 @@ public final class FolderMirror: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SyncError(.rootMissing, "the folder \(path) does not exist")
         }
+        do { try library.attachSyncWorker() } catch { throw .library(error) }
         self.library = library
         self.root = URL(fileURLWithPath: path, isDirectory: true)
         self.options = options
