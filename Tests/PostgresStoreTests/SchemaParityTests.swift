@@ -172,16 +172,23 @@ func withNewPostgresLibrary<T: Sendable>(_ body: (PostgresConnection) async thro
     return result!
 }
 
+/// The versions of `Schema/postgres/` (the core's series in PostgreSQL's dialect), in order: not every number
+/// up to `PostgresMigrator.knownVersion` (3 left the series when the mirror became the sync worker's).
+func coreSeriesVersions() -> [Int] {
+    let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../Schema/postgres").standardizedFileURL
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: schema.path)) ?? []
+    let versions = files.filter { $0.hasSuffix(".sql") }.compactMap { Int($0.prefix(4)) }.sorted()
+    #expect(versions.last == PostgresMigrator.knownVersion)
+    return versions
+}
+
 /// Applies `Schema/sync/postgres/` (the sync worker's series in PostgreSQL's dialect, which `PostgresStore`
 /// does not apply: the sync worker does not run on PostgreSQL yet) in the order of its versions, each file as
 /// one script. It must be the same series as `Schema/sync/`: as many migrations, the same versions.
 func applySyncSeries(_ connection: PostgresConnection) async throws {
     let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../Schema/sync").standardizedFileURL
-    let manager = FileManager.default
-    func versions(_ directory: URL) throws -> [String] {
-        try manager.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }.sorted()
-    }
-    let postgres = try versions(schema.appending(path: "postgres"))
+    let postgres = try FileManager.default.contentsOfDirectory(atPath: schema.appending(path: "postgres").path)
+        .filter { $0.hasSuffix(".sql") }.sorted()
     #expect(postgres.map { $0.prefix(4) } == SyncSchema.schema.migrations.map { String(format: "%04d", $0.version)[...] })
     try await connection.run("""
         CREATE OR REPLACE FUNCTION pg_temp.parity_run_script(script TEXT) RETURNS void
