@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PhotoLibrary
 import SeededRandom
+import Synchronization
 import Testing
 @testable import SyncWorker
 
@@ -71,11 +72,19 @@ struct MirrorStateTests {
     @Test("A cookie recorded through another handle wakes a waiter; an unrecorded one times out")
     func cookieWaiter() async throws {
         let test = try MirrorTestLibrary()
-        let library = test.library
+        var notificationsOnly = PhotoLibrary.Options()
+        notificationsOnly.commitPollInterval = nil  // No re-check but at the deadline: the recording must wake it.
+        let library = try PhotoLibrary(url: test.library.url, options: notificationsOnly)
         let other = try PhotoLibrary(url: library.url)
-        async let waited = library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(30))
+        let returned = Atomic(false)
+        let waiter = Task {
+            defer { returned.store(true, ordering: .sequentiallyConsistent) }
+            return try await library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(600))
+        }
         try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
-        #expect(try await waited)
+        #expect(await eventually { returned.load(ordering: .sequentiallyConsistent) }, "the recording did not wake the waiter")
+        waiter.cancel()
+        #expect(try await waiter.value)
         #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
     }
 
