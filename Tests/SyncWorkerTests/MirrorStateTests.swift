@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import PhotoLibrary
+@testable import PhotoLibrary
 import SeededRandom
 import Synchronization
 import Testing
@@ -81,6 +81,8 @@ struct MirrorStateTests {
             defer { returned.store(true, ordering: .sequentiallyConsistent) }
             return try await library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(600))
         }
+        // The waiter checked once and suspended: the recording must wake it, not its first check.
+        #expect(await eventually { library.notifier.waiterCount == 1 }, "the waiter never suspended")
         try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
         #expect(await eventually { returned.load(ordering: .sequentiallyConsistent) }, "the recording did not wake the waiter")
         waiter.cancel()
