@@ -272,4 +272,33 @@ struct ClientSchemaTests {
         #expect(try paths("path == 'inner/y.jpg'") == ["y.jpg"])
         #expect(try paths("path == nil") == [])
     }
+
+    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in")
+    func keptTransactionFailsTheBlockItIsUsedIn() throws {
+        let test = try TestLibrary()
+        try test.library.attach(Self.schema1)
+        let asset = try test.makeAssets(1)[0]
+        var kept: LibraryTransaction?
+        try test.library.performChangesAndWait(author: "tests") { kept = LibraryTransaction.current }
+        let uses: [(String, () -> Void)] = [
+            ("perform", { kept!.perform { db in try db.execute(sql: "INSERT INTO test_tag SELECT id, 'kept' FROM asset") } }),
+            ("enqueue", { kept!.enqueue { db in try db.execute(sql: "INSERT INTO test_tag SELECT id, 'kept' FROM asset") } }),
+            ("read", { _ = kept!.read(default: 0) { db in try Int.fetchOne(db, sql: "SELECT 1") } }),
+            ("row id", { _ = kept!.assetRowID(of: asset) }),
+            ("client state", { kept!.clientStateDidChange() }),
+            ("path root", { kept!.addAssetPathRoot("/kept", client: "tests.tags") }),
+            ("attach", { kept!.attach(LibraryClientSchema(name: "tests.kept", migrations: [Self.v2])) }),
+        ]
+        for (name, use) in uses {
+            #expect(throws: PhotoLibraryError.notInChangeBlock, "\(name)") {
+                try test.library.performChangesAndWait(author: "tests") {
+                    LibraryTransaction.current.enqueue { db in try db.execute(sql: "INSERT INTO test_tag SELECT id, 'legitimate' FROM asset") }
+                    use()
+                }
+            }
+        }
+        #expect(try Self.tags(test.library).isEmpty)
+        #expect(try test.library.clientSchemaVersion(of: "tests.kept") == 0)
+        #expect(try test.library.readClientState { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_path_root") } == 0)
+    }
 }
