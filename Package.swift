@@ -126,8 +126,12 @@ let package = Package(
                 "ContentHash",
                 "FolderWatch",
                 .product(name: "Logging", package: "swift-log"),
+                // Its own tables in the library's database (Schema/sync/), read and written through GRDB.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedSchema"]
         ),
 
         // Layer 2: images of a library's assets — PhotoKit's image manager over libvips.
@@ -189,7 +193,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Build support: Schema/*.sql (the single source of truth) embedded into PhotoLibrary.
+        // Build support: Schema/*.sql (the single source of truth) embedded into PhotoLibrary (Schema/sync/*.sql into
+        // SyncWorker, Schema/postgres/*.sql into PostgresStore).
         .executableTarget(name: "SchemaEmbedder", path: "Sources/SchemaEmbedder"),
         .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
 
@@ -259,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: [
-                "PostgresStore", "PostgresTestSupport", "SeededRandom", "PhotoLibrary",
+                "PostgresStore", "PostgresTestSupport", "SeededRandom", "PhotoLibrary", "SyncWorker",
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -6,8 +6,14 @@ import PackagePlugin
 @main
 struct EmbedSchema: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        // PostgreSQL has its own migrations, in its own dialect: Schema/postgres/ (see its README.md).
-        let schemaPath = target.name == "PostgresStore" ? "Schema/postgres" : "Schema"
+        // PostgreSQL has its own migrations, in its own dialect: Schema/postgres/ (see its README.md). The sync
+        // worker, a client of the library, has its own series: Schema/sync/ (see LibraryClientSchema).
+        let schemaPath =
+            switch target.name {
+            case "PostgresStore": "Schema/postgres"
+            case "SyncWorker": "Schema/sync"
+            default: "Schema"
+            }
         let schemaDirectory = context.package.directoryURL.appending(path: schemaPath).resolvingSymlinksInPath()
         let files = try FileManager.default
             .contentsOfDirectory(at: schemaDirectory, includingPropertiesForKeys: nil)

@@ -1,6 +1,7 @@
 import FetchPredicate
 import Foundation
 import PhotoLibrary
+import SyncWorker
 import PhotosyncWire
 
 /// An album named on the command line: by local identifier, the path of the mirrored directory it stands

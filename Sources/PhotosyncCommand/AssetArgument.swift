@@ -1,6 +1,7 @@
 import FetchPredicate
 import Foundation
 import PhotoLibrary
+import SyncWorker
 import PhotosyncWire
 
 /// An asset named on the command line: by local identifier, its mirrored path (relative to the mirrored

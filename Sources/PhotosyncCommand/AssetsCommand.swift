@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoLibrary
+import SyncWorker
 import PhotosyncWire
 
 struct AssetsCommand: AsyncParsableCommand {

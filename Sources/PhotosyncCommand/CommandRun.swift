@@ -55,7 +55,11 @@ final class CommandRun: Sendable {
         var libraryOptions = PhotoLibrary.Options(createIfNeeded: create)
         libraryOptions.commitPollInterval = try Self.commitPollInterval(ProcessInfo.processInfo.environment)
         do {
-            return try PhotoLibrary(url: url, options: libraryOptions)
+            let library = try PhotoLibrary(url: url, options: libraryOptions)
+            // The sync worker's tables, before anything reads them — `path` in a predicate reads the roots
+            // the sync worker registered (a library of an earlier build gets them registered now).
+            try library.attachSyncWorker()
+            return library
         } catch {
             throw CommandFailure.from(error)
         }

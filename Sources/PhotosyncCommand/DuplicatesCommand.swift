@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhotoLibrary
+import SyncWorker
 import PhotosyncWire
 
 struct DuplicatesCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotoImaging
 import PhotoLibrary
+import SyncWorker
 import PhotosyncWire
 
 #if canImport(Glibc)

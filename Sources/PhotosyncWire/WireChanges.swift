@@ -1,4 +1,5 @@
 public import PhotoLibrary
+import SyncWorker
 
 extension Wire {
     /// What changed since a token (`photosync changes --json`): the changes, oldest first, and the token to

@@ -1,6 +1,6 @@
 public import Foundation
-public import PhotoLibrary
-import SyncWorker
+import PhotoLibrary
+public import SyncWorker
 
 extension Wire {
     /// What a library holds, its history, its mirrored folders and its daemon (`photosync status --json`).

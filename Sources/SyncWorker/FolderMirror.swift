@@ -106,10 +106,13 @@ public final class FolderMirror: Sendable {
     /// This mirror's hold on the library's mirror writer lock, shared by its overlapping passes.
     let writer = WriterLease()
 
-    /// Prepares a mirror of `root` into `library`. Nothing is read or written until a pass runs (and takes
-    /// the library's mirror writer lock).
+    /// Prepares a mirror of `root` into `library`. Nothing of the folder is read nor any asset written until a
+    /// pass runs (and takes the library's mirror writer lock); the sync worker's own tables are attached to
+    /// the library now (``PhotoLibrary/attachSyncWorker()``: created, migrated or adopted, once per handle).
     ///
-    /// - Throws: ``SyncError/Kind/rootMissing`` when `root` is not an existing directory.
+    /// - Throws: ``SyncError/Kind/rootMissing`` when `root` is not an existing directory;
+    ///   ``SyncError/Kind/library(_:)`` when the sync worker's tables can't be attached (a newer sync worker
+    ///   migrated them: ``PhotoLibraryError/clientSchemaTooNew(client:found:supported:)``).
     public convenience init(library: PhotoLibrary, root: URL, options: FolderMirrorOptions = .init()) throws(SyncError) {
         try self.init(library: library, root: root, options: options, hooks: WatchHooks())
     }
@@ -128,6 +131,7 @@ public final class FolderMirror: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SyncError(.rootMissing, "the folder \(path) does not exist")
         }
+        do { try library.attachSyncWorker() } catch { throw .library(error) }
         self.library = library
         self.root = URL(fileURLWithPath: path, isDirectory: true)
         self.options = options

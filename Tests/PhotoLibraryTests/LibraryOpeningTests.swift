@@ -49,25 +49,25 @@ import Testing
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")
         do {
-            // A library at schema version 1: the journal's, the mirror state's and the adjustments' migrations
+            // A library at schema version 1: the journal's, the adjustments' and the client tables' migrations
             // not applied yet.
             let library = try PhotoLibrary(url: url)
             try library.database.write { db in
                 try db.execute(sql: "DROP TABLE asset_adjustment; DROP INDEX asset_adjustedContentHash")
                 try db.execute(sql: "ALTER TABLE asset DROP COLUMN adjustedContentHash")
                 try db.execute(sql: "DROP TABLE change_record; DROP TABLE change_transaction; DROP TABLE change_journal")
-                try db.execute(sql: "DROP TABLE mirror_sync_cookie; DROP TABLE mirror_directory; DROP TABLE mirror_file; DROP TABLE mirror_root")
+                try db.execute(sql: "DROP TABLE library_client_schema; DROP TABLE asset_path_root")
                 try db.execute(sql: "PRAGMA user_version = 1")
             }
         }
         let library = try PhotoLibrary(url: url)
         let (version, tables) = try library.database.read { db in
             (try Int.fetchOne(db, sql: "PRAGMA user_version"),
-             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'change_%' OR name LIKE 'mirror_%') ORDER BY name"))
+             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'change_%' OR name IN ('library_client_schema', 'asset_path_root')) ORDER BY name"))
         }
         #expect(version == LibrarySchema.currentVersion)
-        #expect(tables == ["change_journal", "change_record", "change_transaction", "mirror_directory", "mirror_file", "mirror_root", "mirror_sync_cookie"])
-        #expect(try library.fetchMirrorRoots().isEmpty)
+        #expect(tables == ["asset_path_root", "change_journal", "change_record", "change_transaction", "library_client_schema"])
+        #expect(try library.clientSchemaVersion(of: "any client") == 0)
         try library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "after migration") }
         #expect(try library.historyStatus().transactionCount == 1)
     }

@@ -13,7 +13,7 @@ struct ConnectionTests {
                 try await connection.run("SELECT version FROM photosync_schema_migration ORDER BY version")
                     .map { try $0.decode(Int.self) }
             }
-            #expect(versions == Array(1...PostgresMigrator.knownVersion))
+            #expect(versions == coreSeriesVersions())
             let smartAlbums = try await store.withConnection { connection in
                 try await connection.run("SELECT count(*) FROM asset_collection WHERE type = 2")
                     .first?.decode(Int64.self)

@@ -66,7 +66,7 @@ struct JournalConcurrencyTests {
         for index in 0..<transactionsPerWriter {
             try await connection.run("BEGIN")
             // A row of its own (a shared row would serialise the writers by its lock).
-            try await connection.run("INSERT INTO mirror_root (path) VALUES (\("/writer/\(seed)/\(index)"))")
+            try await connection.run("INSERT INTO asset_path_root (path, client) VALUES (\("/writer/\(seed)/\(index)"), 'writer')")
             try await Task.sleep(for: .microseconds(rng.int(in: 0...3_000)))
             let (sequence, _) = try await ChangeJournal.append(
                 author: "writer", date: Double(index),

@@ -15,7 +15,7 @@ struct MigrationTests {
         let count = try await second.withConnection { connection in
             try await connection.run("SELECT count(*) FROM photosync_schema_migration").first?.decode(Int64.self)
         }
-        #expect(count == Int64(PostgresMigrator.knownVersion))
+        #expect(count == Int64(coreSeriesVersions().count))
         let smartAlbums = try await second.withConnection { connection in
             try await connection.run("SELECT count(*) FROM asset_collection").first?.decode(Int64.self)
         }
@@ -38,7 +38,7 @@ struct MigrationTests {
                 try await connection.run("SELECT count(*) FROM asset_collection").first?.decode(Int64.self)
             )
         }
-        #expect(migrations == Int64(PostgresMigrator.knownVersion))
+        #expect(migrations == Int64(coreSeriesVersions().count))
         #expect(smartAlbums == 8)
         for store in stores { await store.close() }
     }

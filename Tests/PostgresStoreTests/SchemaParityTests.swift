@@ -3,11 +3,14 @@ import GRDB
 import PhotoLibrary
 import PostgresNIO
 import PostgresStore
+import SyncWorker
 import Testing
 
-/// Schema/postgres promises "same tables, same columns, same meaning" as Schema/. These tests compare the
-/// two schemas as the migrations leave them — a new SQLite library against a new PostgreSQL database — so a
-/// migration written for one engine and not the other fails here.
+/// Schema/postgres promises "same tables, same columns, same meaning" as Schema/, and Schema/sync/postgres as
+/// Schema/sync (the sync worker's own series, a client of the library). These tests compare the schemas as
+/// the migrations leave them — a new SQLite library with the sync worker attached against a new PostgreSQL
+/// database with the sync worker's series applied — so a migration written for one engine and not the other
+/// fails here.
 @Suite("Schema/ and Schema/postgres stay in step")
 struct SchemaParityTests {
     /// Differences by design, each with its reason. Anything else that differs fails the test.
@@ -111,7 +114,7 @@ func sqliteIndexes() throws -> [String: [String]] {
 func withNewSQLiteLibrary<T>(_ body: (Database) throws -> T) throws -> T {
     let directory = FileManager.default.temporaryDirectory.appending(path: "schema-parity-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    _ = try PhotoLibrary(url: directory)
+    try PhotoLibrary(url: directory).attachSyncWorker()
     let queue = try DatabaseQueue(path: directory.appending(path: PhotoLibrary.databaseFileName).path)
     return try queue.read(body)
 }
@@ -156,9 +159,43 @@ func postgresIndexes() async throws -> [String: [String]] {
     return indexes
 }
 
-/// Runs `body` on a connection to a new PostgreSQL library, then closes its store.
+/// Runs `body` on a connection to a new PostgreSQL library with the sync worker's series applied, then
+/// closes its store.
 func withNewPostgresLibrary<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
     var result: T?
-    try await withStore { store in result = try await store.withConnection(body) }
+    try await withStore { store in
+        result = try await store.withConnection { connection in
+            try await applySyncSeries(connection)
+            return try await body(connection)
+        }
+    }
     return result!
+}
+
+/// The versions of `Schema/postgres/` (the core's series in PostgreSQL's dialect), in order: not every number
+/// up to `PostgresMigrator.knownVersion` (3 left the series when the mirror became the sync worker's).
+func coreSeriesVersions() -> [Int] {
+    let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../Schema/postgres").standardizedFileURL
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: schema.path)) ?? []
+    let versions = files.filter { $0.hasSuffix(".sql") }.compactMap { Int($0.prefix(4)) }.sorted()
+    #expect(versions.last == PostgresMigrator.knownVersion)
+    return versions
+}
+
+/// Applies `Schema/sync/postgres/` (the sync worker's series in PostgreSQL's dialect, which `PostgresStore`
+/// does not apply: the sync worker does not run on PostgreSQL yet) in the order of its versions, each file as
+/// one script. It must be the same series as `Schema/sync/`: as many migrations, the same versions.
+func applySyncSeries(_ connection: PostgresConnection) async throws {
+    let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../Schema/sync").standardizedFileURL
+    let postgres = try FileManager.default.contentsOfDirectory(atPath: schema.appending(path: "postgres").path)
+        .filter { $0.hasSuffix(".sql") }.sorted()
+    #expect(postgres.map { $0.prefix(4) } == SyncSchema.schema.migrations.map { String(format: "%04d", $0.version)[...] })
+    try await connection.run("""
+        CREATE OR REPLACE FUNCTION pg_temp.parity_run_script(script TEXT) RETURNS void
+        LANGUAGE plpgsql AS $script$ BEGIN EXECUTE script; END $script$
+        """)
+    for file in postgres {
+        let sql = try String(contentsOf: schema.appending(path: "postgres/\(file)"), encoding: .utf8)
+        try await connection.run("SELECT pg_temp.parity_run_script(\(sql))")
+    }
 }

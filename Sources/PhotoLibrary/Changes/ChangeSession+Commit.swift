@@ -29,7 +29,7 @@ extension ChangeSession {
     func finish() throws -> JournalTransaction? {
         if let firstError { throw firstError }
         try writePendingAssets()
-        for write in mirrorWrites { try write(db) }
+        for write in clientWrites { try write(db) }
         var afterAssets = try fetchAssetsAfter(reusingWritten: true)
         if try maintainBursts(afterAssets) {
             afterAssets = try fetchAssetsAfter(reusingWritten: false)

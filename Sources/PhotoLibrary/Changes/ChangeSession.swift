@@ -19,7 +19,7 @@ import Glibc
 /// captured by a task started in the block, which also inherits the task-local ``current``), so every way
 /// a request reaches the session goes through ``admitsCaller()``, which checks ``gate`` — a lock holding the
 /// block's thread and whether the block is open — before anything else is read: ``perform(_:)``,
-/// ``read(_:default:)``, ``admitted()``, ``isFailed``, ``mirrorWrites``, ``mirrorCookieRecorded``. A caller
+/// ``read(_:default:)``, ``admitted()``, ``isFailed``, ``clientWrites``, ``clientStateChanged``. A caller
 /// that is not the block itself touches nothing: its misuse fails the open block it happens in
 /// (``PhotoLibraryError/notInChangeBlock``), or traps when no block is left to fail. Tested by
 /// `ChangeBlockSoundnessTests`.
@@ -54,7 +54,7 @@ final class ChangeSession: @unchecked Sendable {
     /// when the block ends, or earlier when an album or folder operation needs them in the database.
     var unwrittenAssets: Set<Int64> = []
     /// The assets created in this block and not deleted since, written or not, by local identifier: found
-    /// without a query when a later request of the block names one (its album, its mirror record).
+    /// without a query when a later request of the block names one (its album, a client's row).
     var createdByIdentifier: [String: Int64] = [:]
     /// The rows of the assets this block wrote (inserted, or updated with its pending edits), as written. Until
     /// the block ends, nothing else changes an asset row — the block's other statements on `asset` delete a
@@ -73,18 +73,18 @@ final class ChangeSession: @unchecked Sendable {
     /// Content hashes of copied originals that may have lost their last reference.
     var releasedOriginals: Set<String> = []
 
-    private var pendingMirrorWrites: [(Database) throws -> Void] = []
-    private var cookieRecorded = false
+    private var pendingClientWrites: [(Database) throws -> Void] = []
+    private var clientStateMarked = false
 
-    /// Mirror state writes (``MirrorChangeRequest``), run when the block ends, once the assets they refer to
-    /// are in the database. Bookkeeping: never journaled. Changing it from outside the block changes nothing
-    /// (see ``admitsCaller()``).
-    var mirrorWrites: [(Database) throws -> Void] {
-        get { pendingMirrorWrites }
-        set { if admitsCaller() { pendingMirrorWrites = newValue } }
+    /// Writes of the library's clients to their own tables (``LibraryTransaction/enqueue(_:)``), run when the
+    /// block ends, once the assets they refer to are in the database. Bookkeeping: never journaled. Changing
+    /// it from outside the block changes nothing (see ``admitsCaller()``).
+    var clientWrites: [(Database) throws -> Void] {
+        get { pendingClientWrites }
+        set { if admitsCaller() { pendingClientWrites = newValue } }
         _modify {
             if admitsCaller() {
-                yield &pendingMirrorWrites
+                yield &pendingClientWrites
             } else {
                 var discarded: [(Database) throws -> Void] = []
                 yield &discarded
@@ -92,10 +92,11 @@ final class ChangeSession: @unchecked Sendable {
         }
     }
 
-    /// Whether the block records a sync cookie: waiters in other processes are then notified after the commit.
-    var mirrorCookieRecorded: Bool {
-        get { cookieRecorded }
-        set { if admitsCaller() { cookieRecorded = newValue } }
+    /// Whether the block changes state a client waits for (``LibraryTransaction/clientStateDidChange()``):
+    /// waiters, in this process and others, are then notified after the commit even when nothing is journaled.
+    var clientStateChanged: Bool {
+        get { clientStateMarked }
+        set { if admitsCaller() { clientStateMarked = newValue } }
     }
 
     /// Opens a session for a block about to run on the calling thread.

@@ -121,9 +121,10 @@ extension PhotoLibrary {
     struct CommittedWrite: Sendable {
         let transaction: JournalTransaction?
         let releasedOriginals: Set<String>
-        /// Set when a sync cookie was recorded (mirror state, not journaled) and no transaction was: waiters
-        /// must still be woken. The library's last journal sequence.
-        let cookieSequence: Int64?
+        /// Set when a client marked its state changed (``LibraryTransaction/clientStateDidChange()``, not
+        /// journaled) and no transaction was journaled: waiters must still be woken. The library's last
+        /// journal sequence.
+        let clientStateSequence: Int64?
     }
 
     private func runChangeBlock<Result>(
@@ -144,14 +145,14 @@ extension PhotoLibrary {
         }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
-            cookieSequence: transaction == nil && session.mirrorCookieRecorded ? try Self.journalSequence(db) : nil)
+            clientStateSequence: transaction == nil && session.clientStateChanged ? try Self.journalSequence(db) : nil)
         return (value, committed)
     }
 
     private func notifyCommit(_ committed: CommittedWrite) {
         if let transaction = committed.transaction {
             notifier.didCommit(sequence: transaction.sequence)
-        } else if let sequence = committed.cookieSequence {
+        } else if let sequence = committed.clientStateSequence {
             notifier.didCommit(sequence: sequence)
         }
     }
@@ -226,8 +227,8 @@ enum ContentHashing {
     }
 }
 
-/// A best guess of a file's type from its name, for files the library imports itself. The sync worker
-/// knows better (it reads the content) and sets the type explicitly.
+/// A best guess of a file's type from its name, for files the library imports itself. A client that reads
+/// the content knows better and sets the type explicitly.
 struct UniformType {
     let identifier: String?
     let mediaType: AssetMediaType

@@ -56,22 +56,23 @@ extension Asset {
     public static let longitude = PredicateKeyPath<Asset, Double?>("longitude")
     /// The altitude of ``Asset/location`` in metres above sea level; nil when unknown.
     public static let altitude = PredicateKeyPath<Asset, Double?>("altitude")
-    /// A mirrored asset's path relative to the folder it is mirrored from (`2023/IMG_0001.jpg`, `/`-separated);
-    /// nil for an asset of no mirrored folder (a copied original).
+    /// The asset's file path relative to the root of asset paths holding it (`2023/IMG_0001.jpg`,
+    /// `/`-separated); nil for an asset under no root (a copied original). Clients of the library register the
+    /// roots (``LibraryTransaction/addAssetPathRoot(_:client:)``): the folders whose files they keep in the library.
     ///
-    /// The path depends on the library's mirrored folders, which an ``Asset`` value does not carry: it is
-    /// evaluated by the library's query (`path BEGINSWITH "2023/"`), and an in-memory evaluation of a
-    /// predicate on an ``Asset`` value sees nil. An asset under folders nested in one another is relative to
-    /// the innermost one.
+    /// The path depends on the library's roots, which an ``Asset`` value does not carry: it is evaluated by
+    /// the library's query (`path BEGINSWITH "2023/"`), and an in-memory evaluation of a predicate on an
+    /// ``Asset`` value sees nil. An asset under roots nested in one another is relative to the innermost one.
     public static let path = PredicateKeyPath<Asset, String?>("path")
 
-    /// The SQL of ``path``: the referenced file's path after the longest mirrored root that is a prefix of
-    /// it. The roots are few, so scanning them per asset row costs little next to reading the row; `substr`
-    /// and `length` count characters on both sides, so the cut is right for any UTF-8 path.
+    /// The SQL of ``path``: the referenced file's path after the longest root of asset paths
+    /// (Schema/0007_client_schema.sql) that is a prefix of it. The roots are few, so scanning them per asset
+    /// row costs little next to reading the row; `substr` and `length` count characters on both sides, so the
+    /// cut is right for any UTF-8 path.
     static let pathSQL = """
-        SELECT substr(asset.filePath, length(mirror_root.path) + 2) FROM mirror_root
-        WHERE substr(asset.filePath, 1, length(mirror_root.path) + 1) = mirror_root.path || '/'
-        ORDER BY length(mirror_root.path) DESC LIMIT 1
+        SELECT substr(asset.filePath, length(asset_path_root.path) + 2) FROM asset_path_root
+        WHERE substr(asset.filePath, 1, length(asset_path_root.path) + 1) = asset_path_root.path || '/'
+        ORDER BY length(asset_path_root.path) DESC LIMIT 1
         """
 
     /// Other names of keys, accepted in predicates and sort descriptors: the names JSON clients of earlier

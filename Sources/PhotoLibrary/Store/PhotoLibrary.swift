@@ -70,6 +70,8 @@ public final class PhotoLibrary: Sendable {
     let notifier: CommitNotifier
     let observation: ObservationCenter
     let retentionOverride: RetentionPolicy?
+    /// The client schemas this handle attached (``attach(_:)``).
+    let attachedClients = AttachedClients()
 
     /// The file name of the database inside the library directory.
     public static let databaseFileName = "Photos.sqlite"

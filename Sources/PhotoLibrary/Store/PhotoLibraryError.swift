@@ -14,6 +14,12 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     case schemaTooNew(found: Int, supported: Int)
     /// The library's storage can't be used: missing, unreadable, or read-only where writing was needed.
     case storageUnavailable(path: String, reason: String)
+    /// A client's tables were migrated by a newer version of the client (``LibraryClientSchema``): this build of
+    /// the client can't use them. Nothing was changed.
+    case clientSchemaTooNew(client: String, found: Int, supported: Int)
+    /// A client's tables are in a state its schema can't take over: some of the tables it adopts exist, others
+    /// don't (``LibraryClientSchema/Adoption``). Nothing was changed.
+    case clientSchemaConflict(client: String, reason: String)
 
     // MARK: Objects and change requests
     /// No object with this identifier exists (never did, or was deleted).
@@ -76,6 +82,8 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .schemaTooNew: 9003
         case .storageUnavailable: 9004
         case .invalidPredicate: 9005
+        case .clientSchemaTooNew: 9007
+        case .clientSchemaConflict: 9008
         case .changeTokenFromAnotherLibrary: 9101
         case .changeTokenAheadOfLibrary: 9102
         case .undecodableChangeToken: 9103
@@ -121,6 +129,9 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .schemaTooNew(let found, let supported):
             "the library was written by a newer photosync (schema \(found); this build knows up to \(supported)); it was left untouched"
         case .storageUnavailable(let path, let reason): "cannot use \(path): \(reason)"
+        case .clientSchemaTooNew(let client, let found, let supported):
+            "the tables of \(client) in this library were written by a newer \(client) (version \(found); this build knows up to \(supported)); they were left untouched"
+        case .clientSchemaConflict(let client, let reason): "cannot attach \(client) to the library: \(reason); nothing was changed"
         case .objectNotFound(let id): "no object with identifier \(id)"
         case .indexOutOfRange(let index, let count): "index \(index) is out of range (count \(count))"
         case .duplicateMembership(let asset, let collection): "asset \(asset) is already in \(collection)"

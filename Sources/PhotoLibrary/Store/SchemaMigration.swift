@@ -9,6 +9,11 @@ struct SchemaMigration: Sendable {
 
 /// The library schema: the migrations of `Schema/`, applied in order.
 ///
+/// The core's tables only: a client of the library keeps its own tables as a series of its own
+/// (``LibraryClientSchema``), applied when it attaches. Version 3 left this series when the sync worker's
+/// mirror state became its own series (`Schema/sync/`): a library at versions 3 to 6 keeps those tables,
+/// which the sync worker's series adopts.
+///
 /// GRDB's `DatabaseMigrator` runs each migration in a transaction of its own; a library must never be left
 /// half-migrated, so pending migrations are applied here in **one** transaction, recording the schema
 /// version in `PRAGMA user_version` and marking the file as a photosync library with `application_id`.

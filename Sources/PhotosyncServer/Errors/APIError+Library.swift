@@ -24,7 +24,8 @@ extension APIError {
             self.init(.conflict, "conflict", error.description)
         case .notEnoughSpace:
             self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), "unavailable", error.description)
-        case .notALibrary, .corruptLibrary, .schemaTooNew, .storageUnavailable, .database, .persistentChangeDetailsUnavailable:
+        case .notALibrary, .corruptLibrary, .schemaTooNew, .storageUnavailable, .database, .persistentChangeDetailsUnavailable,
+            .clientSchemaTooNew, .clientSchemaConflict:
             self.init(.serviceUnavailable, "unavailable", error.description)
         case .fileUnreadable, .notInChangeBlock:
             self.init(.internalServerError, "internal", error.description)

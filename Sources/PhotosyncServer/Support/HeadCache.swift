@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import PhotoLibrary
 import PhotosyncWire
+import SyncWorker
 import Synchronization
 
 /// What the byte routes (originals, renditions) read from the library, kept until the feed's head moves:

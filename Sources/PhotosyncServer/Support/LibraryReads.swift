@@ -1,6 +1,7 @@
 import Foundation
 import PhotoLibrary
 import PhotosyncWire
+import SyncWorker
 
 /// The reads the routes share: objects by identifier (404 when unknown), and their wire forms.
 struct LibraryReads: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+public import PhotoLibrary
 
 /// How a root's mirror records and the library's assets agree, in figures read from one snapshot
 /// (``PhotoLibrary/mirrorConsistency(rootPath:)``).
@@ -50,7 +51,7 @@ extension PhotoLibrary {
     ///   each) and a count over the index of referenced paths; nothing is materialised.
     public func mirrorConsistency(rootPath: String) throws(PhotoLibraryError) -> MirrorConsistency {
         let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
-        return try read { db in
+        return try readMirror { db in
             let rootID = try Int64.fetchOne(db, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [root])
             var files = 0
             var matching = 0
@@ -79,7 +80,7 @@ extension PhotoLibrary {
     /// - Complexity: a count over the index of referenced paths (per nested root, another).
     public func countFileReferences(rootPath: String) throws(PhotoLibraryError) -> Int {
         let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
-        return try read { db in try Self.countAssets(db, of: root) }
+        return try readMirror { db in try Self.countAssets(db, of: root) }
     }
 
     private static func countAssets(_ db: Database, of root: String) throws -> Int {
@@ -98,7 +99,7 @@ extension PhotoLibrary {
     public func fetchFileReferences(rootPath: String) throws(PhotoLibraryError) -> [FileReference] {
         let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         let prefix = Self.referencePrefix(root)
-        return try read { db in
+        return try readMirror { db in
             let nested = try Self.nestedRoots(db, in: root).map(Self.referencePrefix)
             let rows = try Row.fetchCursor(
                 db,

@@ -15,8 +15,8 @@ extension PhotoLibrary {
     /// file is created beside it, so a library another process is writing can be probed at any time. A
     /// library still being created (no commit yet) is not one.
     ///
-    /// A sync worker leaves such directories out of the trees it mirrors (a library kept inside the folder it
-    /// mirrors would otherwise import its own originals).
+    /// A client walking a folder tree can leave such directories out (a library kept inside a folder whose
+    /// files it imports would otherwise import its own originals).
     ///
     /// - Complexity: one `stat` for a directory without `Photos.sqlite`; else a 100-byte read, plus, when
     ///   the header does not carry the mark, one 24-byte read per frame of the log (its size ÷ the page size).

@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+public import PhotoLibrary
 
 extension PhotoLibrary {
     /// Every root a sync worker mirrors into this library, by path.
     ///
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func fetchMirrorRoots() throws(PhotoLibraryError) -> [MirrorRoot] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM mirror_root ORDER BY path").map(Self.mirrorRoot) }
+        try readMirror { db in try Row.fetchAll(db, sql: "SELECT * FROM mirror_root ORDER BY path").map(Self.mirrorRoot) }
     }
 
     /// The root recorded for this absolute path, or nil.
@@ -15,7 +16,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func fetchMirrorRoot(path: String) throws(PhotoLibraryError) -> MirrorRoot? {
         let path = URL(fileURLWithPath: path).standardizedFileURL.path
-        return try read { db in
+        return try readMirror { db in
             try Row.fetchOne(db, sql: "SELECT * FROM mirror_root WHERE path = ?", arguments: [path]).map(Self.mirrorRoot)
         }
     }
@@ -38,7 +39,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     /// - Complexity: O(*n*) in the root's files (a count over the primary key), without making a row.
     public func countMirroredFiles(root: MirrorRoot) throws(PhotoLibraryError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [root.rowID]) ?? 0 }
+        try readMirror { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [root.rowID]) ?? 0 }
     }
 
     /// Reads a root's mirror state in one consistent snapshot without building a list of its files: hands
@@ -64,7 +65,7 @@ extension PhotoLibrary {
     ///   when the root is no longer recorded.
     /// - Complexity: O(*d*) in the root's directories.
     public func fetchMirroredDirectories(root: MirrorRoot) throws(PhotoLibraryError) -> [MirroredDirectory] {
-        try read { db in
+        try readMirror { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM mirror_root WHERE id = ?", arguments: [root.rowID]) != nil else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
@@ -93,7 +94,7 @@ extension PhotoLibrary {
     private func readMirrorState(
         root: MirrorRoot, _ body: (borrowing MirroredFileRow) -> Void
     ) throws(PhotoLibraryError) -> (root: MirrorRoot, directories: [MirroredDirectory]) {
-        try read { db in
+        try readMirror { db in
             guard let current = try Row.fetchOne(db, sql: "SELECT * FROM mirror_root WHERE id = ?", arguments: [root.rowID]) else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
@@ -153,21 +154,15 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func waitForMirrorSyncCookie(_ cookie: String, rootPath: String, timeout: Duration) async throws(PhotoLibraryError) -> Bool {
         let path = URL(fileURLWithPath: rootPath).standardizedFileURL.path
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            let generation = notifier.generation
-            let recorded = try read { db in
-                try Bool.fetchOne(
-                    db,
-                    sql: """
-                        SELECT 1 FROM mirror_sync_cookie JOIN mirror_root ON mirror_root.id = mirror_sync_cookie.rootId
-                        WHERE mirror_root.path = ? AND mirror_sync_cookie.name = ?
-                        """,
-                    arguments: [path, cookie]) ?? false
-            }
-            if recorded { return true }
-            if ContinuousClock.now >= deadline || Task.isCancelled { return false }
-            await notifier.wait(afterGeneration: generation, until: deadline)
+        try attachSyncWorker()
+        return try await waitForClientState(timeout: timeout) { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT 1 FROM mirror_sync_cookie JOIN mirror_root ON mirror_root.id = mirror_sync_cookie.rootId
+                    WHERE mirror_root.path = ? AND mirror_sync_cookie.name = ?
+                    """,
+                arguments: [path, cookie]) ?? false
         }
     }
 
@@ -179,22 +174,7 @@ extension PhotoLibrary {
     public func fetchMirroredCollections(
         albumIdentifiers: some Collection<String>, folderIdentifiers: some Collection<String>
     ) throws(PhotoLibraryError) -> (albums: [String: AssetCollection], folders: [String: CollectionList]) {
-        try read { db in
-            func keys(_ table: String, _ identifiers: some Collection<String>) throws -> [Int64] {
-                guard !identifiers.isEmpty else { return [] }
-                let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
-                return try Int64.fetchAll(
-                    db, sql: "SELECT id FROM \(table) WHERE localIdentifier IN (\(marks))", arguments: StatementArguments(Array(identifiers)))
-            }
-            let sequence = try Self.journalSequence(db)
-            let albums = try ObjectLoading.collections(
-                ArraySlice(try keys("asset_collection", albumIdentifiers)), sequence: sequence, library: self, db)
-            let folders = try ObjectLoading.lists(ArraySlice(try keys("collection_list", folderIdentifiers)), sequence: sequence, db)
-            return (
-                Dictionary(albums.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { a, _ in a }),
-                Dictionary(folders.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { a, _ in a })
-            )
-        }
+        try fetchCollections(albumIdentifiers: albumIdentifiers, folderIdentifiers: folderIdentifiers)
     }
 
     static func mirrorRoot(_ row: Row) -> MirrorRoot {

@@ -1,4 +1,5 @@
 public import Foundation
+import PhotoLibrary
 
 /// A folder a sync worker mirrors into the library, as the library records it.
 ///

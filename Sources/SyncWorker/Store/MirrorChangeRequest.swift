@@ -1,46 +1,51 @@
 public import Foundation
 import GRDB
+public import PhotoLibrary
 
 /// Records a sync worker's mirror state inside ``PhotoLibrary/performChanges(author:_:)``: the stat cache of
 /// a root's files, the albums and folders its directories became, its scans and sync cookies.
 ///
-/// Mirror state commits in the same SQLite transaction as the asset and album changes of the block, so
-/// after a crash the library and its mirror state always agree. It is bookkeeping: it is never journaled,
-/// and a block holding only mirror requests commits them without appending a transaction to the change
-/// history (no observer wakes, the change token stays).
+/// Mirror state is the sync worker's own tables in the library (``SyncSchema``), written through the block's
+/// ``LibraryTransaction``: it commits in the same SQLite transaction as the asset and album changes of the
+/// block, so after a crash the library and its mirror state always agree. It is bookkeeping: it is never
+/// journaled, and a block holding only mirror requests commits them without appending a transaction to the
+/// change history (no observer wakes, the change token stays).
 ///
 /// Assets, albums and folders are linked by object or by placeholder of one created in the same block.
 /// Problems (an unknown object) fail the whole block with a typed error, like every other request.
 public final class MirrorChangeRequest {
-    private let session: ChangeSession?
+    private let transaction: LibraryTransaction
     private var rootID: Int64?
 
-    /// A request for the root at `rootPath` (absolute; standardized here), recording it when it is new.
+    /// A request for the root at `rootPath` (absolute; standardized here), recording it when it is new (and
+    /// registering it as a root of asset paths: the `path` predicate key of its assets is relative to it).
+    ///
+    /// Outside a change block the process traps, as for every change request.
     public init(rootPath: String) {
-        session = ChangeSession.current
-        guard let session else {
-            AssetChangeRequest.outsideBlock()
-            return
-        }
+        transaction = LibraryTransaction.current
+        transaction.attach(SyncSchema.schema)
         let path = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         var id: Int64?
-        session.perform {
-            try session.db.execute(sql: "INSERT OR IGNORE INTO mirror_root (path) VALUES (?)", arguments: [path])
-            id = try Int64.fetchOne(session.db, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [path])
+        transaction.perform { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO mirror_root (path) VALUES (?)", arguments: [path])
+            id = try Int64.fetchOne(db, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [path])
         }
+        transaction.addAssetPathRoot(path, client: SyncSchema.clientName)
         rootID = id
     }
 
     /// Deletes a root's record and all its mirror state (its assets, albums and folders stay).
     public static func deleteRoot(path: String) {
-        guard let session = ChangeSession.current else { return AssetChangeRequest.outsideBlock() }
+        let transaction = LibraryTransaction.current
+        transaction.attach(SyncSchema.schema)
         let path = URL(fileURLWithPath: path).standardizedFileURL.path
-        session.perform { try session.db.execute(sql: "DELETE FROM mirror_root WHERE path = ?", arguments: [path]) }
+        transaction.perform { db in try db.execute(sql: "DELETE FROM mirror_root WHERE path = ?", arguments: [path]) }
+        transaction.removeAssetPathRoot(path, client: SyncSchema.clientName)
     }
 
     private func write(_ body: @escaping (Database, Int64) throws -> Void) {
-        guard let session, let rootID else { return }
-        session.mirrorWrites.append { db in try body(db, rootID) }
+        guard let rootID else { return }
+        transaction.enqueue { db in try body(db, rootID) }
     }
 
     /// Records the device the root is on.
@@ -54,10 +59,9 @@ public final class MirrorChangeRequest {
     ///
     /// - Parameter asset: the asset, or the placeholder of one created in this block; nil for none.
     public func setFile(_ relativePath: String, stamp: FileStamp, contentHash: String, asset: (any LibraryObject)?) {
-        guard let session else { return }
         var assetID: Int64?
         if let asset {
-            session.perform { assetID = try session.assetID(for: asset.localIdentifier) }
+            assetID = transaction.assetRowID(of: asset)
             guard assetID != nil else { return }
         }
         write { db, root in
@@ -89,14 +93,9 @@ public final class MirrorChangeRequest {
     public func setDirectory(
         _ relativePath: String, device: UInt64?, inode: UInt64?, album: (any LibraryObject)?, folder: (any LibraryObject)?
     ) {
-        guard let session else { return }
-        var albumID: Int64?
-        var folderID: Int64?
-        session.perform {
-            if let album { albumID = try session.collectionRow(for: album.localIdentifier).id }
-            if let folder { folderID = try session.listRow(for: folder.localIdentifier).id }
-        }
-        if session.isFailed { return }
+        let albumID = album.flatMap(transaction.collectionRowID(of:))
+        let folderID = folder.flatMap(transaction.collectionListRowID(of:))
+        if transaction.isFailed { return }
         write { db, root in
             try db.cachedStatement(
                 sql: """
@@ -128,13 +127,13 @@ public final class MirrorChangeRequest {
 
     /// Records that every change made to the folder before `cookie` was written is in the library.
     ///
-    /// After the commit, the library's commit notification file is touched so that waiters of
-    /// ``PhotoLibrary/waitForMirrorSyncCookie(_:rootPath:timeout:)`` in other processes wake at once.
+    /// After the commit, waiters of ``PhotoLibrary/waitForMirrorSyncCookie(_:rootPath:timeout:)`` in this and
+    /// other processes wake at once (``LibraryTransaction/clientStateDidChange()``).
     ///
     /// Processed cookies are kept for an hour (``PhotoLibrary/syncCookieRetention``, in seconds), older ones are dropped
     /// here.
     public func recordSyncCookie(_ cookie: String) {
-        session?.mirrorCookieRecorded = true
+        transaction.clientStateDidChange()
         write { db, root in
             let now = Date().timeIntervalSince1970
             try db.execute(sql: "UPDATE mirror_root SET lastSyncCookie = ? WHERE id = ?", arguments: [cookie, root])

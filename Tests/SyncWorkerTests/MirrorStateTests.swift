@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
-import Testing
 @testable import PhotoLibrary
+import SeededRandom
+import Synchronization
+import Testing
+@testable import SyncWorker
 
 @Suite("Mirror state")
 struct MirrorStateTests {
@@ -10,7 +13,7 @@ struct MirrorStateTests {
 
     @Test("Mirror state commits with the assets it describes and round-trips")
     func roundTrip() throws {
-        let test = try TestLibrary()
+        let test = try MirrorTestLibrary()
         let library = test.library
         let file = test.directory.file("root/a/x.jpg", seed: 1, size: 64)
         let root = test.directory.url.appending(path: "root").path
@@ -50,7 +53,7 @@ struct MirrorStateTests {
 
     @Test("A block holding only mirror requests appends no transaction and keeps the token")
     func mirrorOnlyBlockIsInvisible() async throws {
-        let test = try TestLibrary()
+        let test = try MirrorTestLibrary()
         let library = test.library
         try test.makeAssets(1)
         let token = try library.currentChangeToken
@@ -68,18 +71,28 @@ struct MirrorStateTests {
 
     @Test("A cookie recorded through another handle wakes a waiter; an unrecorded one times out")
     func cookieWaiter() async throws {
-        let test = try TestLibrary()
-        let library = test.library
+        let test = try MirrorTestLibrary()
+        var notificationsOnly = PhotoLibrary.Options()
+        notificationsOnly.commitPollInterval = nil  // No re-check but at the deadline: the recording must wake it.
+        let library = try PhotoLibrary(url: test.library.url, options: notificationsOnly)
         let other = try PhotoLibrary(url: library.url)
-        async let waited = library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(30))
+        let returned = Atomic(false)
+        let waiter = Task {
+            defer { returned.store(true, ordering: .sequentiallyConsistent) }
+            return try await library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(600))
+        }
+        // The waiter checked once and suspended: the recording must wake it, not its first check.
+        #expect(await eventually { library.notifier.waiterCount == 1 }, "the waiter never suspended")
         try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
-        #expect(try await waited)
+        #expect(await eventually { returned.load(ordering: .sequentiallyConsistent) }, "the recording did not wake the waiter")
+        waiter.cancel()
+        #expect(try await waiter.value)
         #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
     }
 
     @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state")
     func deletionAndFailure() async throws {
-        let test = try TestLibrary()
+        let test = try MirrorTestLibrary()
         let library = test.library
         let asset = try test.makeAssets(1)[0]
         try await library.performChanges(author: "tests") {
@@ -100,46 +113,11 @@ struct MirrorStateTests {
     }
 }
 
-@Suite("Mirror state: libraries in a tree, consistency")
-struct LibraryRecognitionTests {
-    /// The application id bytes of a file's SQLite header (offset 68).
-    static func headerMark(_ path: String) -> [UInt8] {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return [] }
-        return Array(data.dropFirst(68).prefix(4))
-    }
-
-    @Test("A library is recognised by its database's mark, also while its first commits are only in the write-ahead log")
-    func recognition() throws {
-        let test = try TestLibrary()
-        let path = test.library.url.path
-        // Open in this process, never checkpointed: the mark is in the log, not yet in the database file.
-        #expect(Self.headerMark(path + "/Photos.sqlite") == [0, 0, 0, 0])
-        #expect(FileManager.default.fileExists(atPath: path + "/Photos.sqlite-wal"))
-        #expect(PhotoLibrary.isLibraryDirectory(atPath: path))
-        // Closed (checkpointed): the mark is in the database file.
-        let closed = test.directory.url.appending(path: "Closed.photosync")
-        do { _ = try PhotoLibrary(url: closed) }
-        #expect(Self.headerMark(closed.path + "/Photos.sqlite") == Array("PSYN".utf8))
-        #expect(PhotoLibrary.isLibraryDirectory(atPath: closed.path))
-        // Not libraries: another program's SQLite database by the same name, any other file by that name, a
-        // folder without one, a path that does not exist, a file.
-        let other = test.directory.url.appending(path: "Other")
-        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: other.path + "/Photos.sqlite")
-        try queue.write { try $0.execute(sql: "CREATE TABLE t (x); PRAGMA application_id = 42") }
-        try queue.close()
-        #expect(!PhotoLibrary.isLibraryDirectory(atPath: other.path))
-        let text = test.directory.url.appending(path: "Text")
-        _ = test.directory.file("Text/Photos.sqlite", bytes: Array("SQLite format 3\0 but not really".utf8))
-        #expect(!PhotoLibrary.isLibraryDirectory(atPath: text.path))
-        #expect(!PhotoLibrary.isLibraryDirectory(atPath: test.directory.url.path))
-        #expect(!PhotoLibrary.isLibraryDirectory(atPath: test.directory.url.path + "/missing"))
-        #expect(!PhotoLibrary.isLibraryDirectory(atPath: path + "/Photos.sqlite"))
-    }
-
+@Suite("Mirror state: consistency")
+struct MirrorConsistencyTests {
     @Test("Consistency figures: records naming their file's asset against the assets referencing files under the root, nested roots apart")
     func consistency() throws {
-        let test = try TestLibrary()
+        let test = try MirrorTestLibrary()
         let library = test.library
         let root = test.directory.url.appending(path: "root").path
         let files = ["a.jpg", "b.jpg", "inner/c.jpg", "rootless.jpg"].map { test.directory.file("root/\($0)", seed: 1, size: 64) }
@@ -172,4 +150,49 @@ struct LibraryRecognitionTests {
 
 private struct ObjectRef: LibraryObject {
     let localIdentifier: String
+}
+
+/// A temporary directory removed when the test ends.
+final class MirrorTestDirectory {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appending(path: "photosync-mirror-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes a file of pseudo-random bytes (distinct per seed) and returns its URL.
+    func file(_ name: String, seed: UInt64, size: Int = 1024) -> URL {
+        var generator = SplitMix64(seed: seed)
+        let file = url.appending(path: name)
+        try! FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: file)
+        return file
+    }
+}
+
+/// A library in a temporary directory.
+struct MirrorTestLibrary {
+    let directory = MirrorTestDirectory()
+    let library: PhotoLibrary
+
+    init() throws {
+        library = try PhotoLibrary(url: directory.url.appending(path: "Library.photosync"))
+    }
+
+    /// Creates `count` assets referencing files of their own and returns them in creation order.
+    @discardableResult
+    func makeAssets(_ count: Int) throws -> [Asset] {
+        var placeholders: [String] = []
+        try library.performChangesAndWait(author: "tests") {
+            for index in 0..<count {
+                let file = directory.file("media/\(UUID().uuidString).jpg", seed: UInt64(index) &+ 7, size: 64)
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+                placeholders.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+        }
+        return Array(try library.fetchAssets(withLocalIdentifiers: placeholders))
+    }
 }

@@ -1,9 +1,13 @@
--- photosync library schema, migration 3: the sync worker's mirror state.
+-- photosync sync worker schema, migration 1: the mirror state (the SyncWorker client's own series).
 --
 -- What the sync worker knows about the folders it mirrors: the roots, a stat cache of every mirrored file
 -- (so a rescan rehashes only what changed) with the asset it became, and the album or folder each directory
 -- became. These rows are bookkeeping: they are written in the same SQLite transaction as the asset changes
 -- they describe, and never journaled (observers and change tokens don't see them).
+--
+-- Until the mirror moved out of the core, this was the core's Schema/0003_mirror.sql, with the same text: a
+-- library made by such a build holds these tables already, and the sync worker adopts them as this
+-- migration (SyncSchema.swift) without touching a row.
 
 CREATE TABLE mirror_root (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
