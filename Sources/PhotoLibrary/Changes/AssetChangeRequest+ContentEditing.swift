@@ -5,7 +5,7 @@ extension AssetChangeRequest {
     /// Commits an edit made through a ``ContentEditingOutput``: the rendered file is copied into the
     /// library's store, the adjustment data kept beside it, and the asset gets ``Asset/hasAdjustments`` — a
     /// content change (observers see `assetContentChanged`; the journal records it). The original file,
-    /// copied or mirrored, is never modified.
+    /// copied or referenced, is never modified.
     ///
     /// Setting it fails the block with ``PhotoLibraryError/invalidValue(property:reason:)`` when the output
     /// has no adjustment data or is for another asset, and ``PhotoLibraryError/fileUnreadable(path:reason:)``

@@ -145,8 +145,8 @@ public struct Asset: LibraryObject, Sendable, Hashable, Identifiable {
     public let creationDate: Date?
     /// The capture's offset from UTC in seconds, when the file recorded it.
     public let creationTimeZoneOffset: Int?
-    /// When the asset's content was last modified (for mirrored files, the file's modification time); nil
-    /// when unknown.
+    /// When the asset's content was last modified, as the request that created or changed the asset set it (a
+    /// folder mirror sets the file's modification time); nil when unknown.
     public let modificationDate: Date?
     /// Where the photo or video was taken; nil when unknown.
     public let location: Location?
