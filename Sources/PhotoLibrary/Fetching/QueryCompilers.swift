@@ -48,17 +48,59 @@ enum AssetQueryCompiler {
     ///   then not followed incrementally.
     static func compile(_ query: FetchQuery, library: PhotoLibrary, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
-        var from: SQL = "asset"
-        var conditions: [SQL] = []
-        var naturalOrder: SQL = "asset.creationDate"
-        var hiddenFilter = !options.includeHiddenAssets
-        var burstFilter = !options.includeAllBurstAssets
-        // Membership a function of each asset's own public properties, evaluated the same way at any time.
-        var membershipIsPerAsset = true
-        // The columns of `asset` the condition reads; nil when it reads something else.
-        var conditionColumns: [String]? = []
+        var parts = AssetQueryParts(scope: query.scope, options: options)
+        parts.addVisibilityFilters()
+        if let filter = options.predicate { try parts.add(filter) }
+        if let extraCondition {
+            parts.conditions.append(extraCondition)
+            parts.membershipIsPerAsset = false
+        }
+        var sql: SQL = " FROM " + parts.from
+        let condition: SQL? = parts.conditions.isEmpty ? nil : parts.conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        if let condition {
+            sql += " WHERE " + condition
+        }
+        if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
+            sql += " GROUP BY asset.id"
+        }
+        if !options.sortDescriptors.isEmpty {
+            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset)) + ", asset.id"
+        } else {
+            sql += " ORDER BY " + parts.naturalOrder + ", asset.id"
+        }
+        if let limit = options.fetchLimit, limit > 0 {
+            sql += " LIMIT \(limit)"
+            parts.membershipIsPerAsset = false  // Membership depends on the other assets.
+        }
+        guard parts.membershipIsPerAsset,
+            let incremental = IncrementalFetch(
+                condition: condition ?? "1", conditionColumns: parts.conditionColumns,
+                sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
+        else { return CompiledQuery(sql: "SELECT asset.id" + sql) }
+        var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)
+        compiled.sampledSQL = SQL(sql: "SELECT asset.id" + incremental.columns.map { ", asset." + $0 }.joined()) + sql
+        return compiled
+    }
+}
 
-        switch query.scope {
+/// The pieces of an asset fetch's SQL, gathered from its scope, its visibility options and its predicate,
+/// with what they imply for following it incrementally.
+private struct AssetQueryParts {
+    var from: SQL = "asset"
+    var conditions: [SQL] = []
+    var naturalOrder: SQL = "asset.creationDate"
+    var hiddenFilter: Bool
+    var burstFilter: Bool
+    /// Membership a function of each asset's own public properties, evaluated the same way at any time.
+    var membershipIsPerAsset = true
+    /// The columns of `asset` the condition reads; nil when it reads something else.
+    var conditionColumns: [String]? = []
+
+    /// The scope's rows and natural order.
+    init(scope: FetchQuery.Scope, options: FetchOptions) {
+        hiddenFilter = !options.includeHiddenAssets
+        burstFilter = !options.includeAllBurstAssets
+        switch scope {
         case .assets:
             break
         case .assetsInAlbum(let album):
@@ -78,17 +120,7 @@ enum AssetQueryCompiler {
             conditions.append("asset.momentId = \(moment)")
             membershipIsPerAsset = false  // `momentId` is bookkeeping: its changes aren't journaled.
         case .assetsWithIdentifiers(let identifiers):
-            hiddenFilter = false
-            burstFilter = false
-            membershipIsPerAsset = false  // Ordered by the list given.
-            // Keep the order given: join a VALUES list carrying the positions.
-            if identifiers.isEmpty {
-                conditions.append("0")
-            } else {
-                let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
-                from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
-                naturalOrder = "min(wanted.key)"
-            }
+            setIdentifiers(identifiers)
         case .assetsInBurst(let burst):
             conditions.append("asset.burstIdentifier = \(burst)")
             conditionColumns?.append("burstIdentifier")
@@ -97,8 +129,26 @@ enum AssetQueryCompiler {
             conditions.append("asset.mediaType = \(mediaType.rawValue)")
             conditionColumns?.append("mediaType")
         default:
-            preconditionFailure("not an asset fetch: \(query.scope)")
+            preconditionFailure("not an asset fetch: \(scope)")
         }
+    }
+
+    /// The assets of the identifiers given, in the order given: a join with a VALUES list of positions.
+    private mutating func setIdentifiers(_ identifiers: [String]) {
+        hiddenFilter = false
+        burstFilter = false
+        membershipIsPerAsset = false  // Ordered by the list given.
+        if identifiers.isEmpty {
+            conditions.append("0")
+        } else {
+            let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
+            from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
+            naturalOrder = "min(wanted.key)"
+        }
+    }
+
+    /// Hidden assets and bursts' other members left out, unless the options or the scope include them.
+    mutating func addVisibilityFilters() {
         if hiddenFilter {
             conditions.append("asset.isHidden = 0")
             conditionColumns?.append("isHidden")
@@ -107,49 +157,21 @@ enum AssetQueryCompiler {
             conditions.append("(asset.burstIdentifier IS NULL OR asset.representsBurst = 1)")
             conditionColumns?.append(contentsOf: ["burstIdentifier", "representsBurst"])
         }
-        if let filter = options.predicate {
-            let predicate = try filter.predicate(for: Asset.predicateSchema)
-            conditions.append(predicate.sql)
-            for name in predicate.predicate.keyNames {
-                guard let column = Asset.predicateSchema.key(named: name).flatMap(IncrementalFetch.assetColumn) else {
-                    conditionColumns = nil
-                    break
-                }
-                conditionColumns?.append(column)
+    }
+
+    /// The options' predicate, and the columns it reads.
+    ///
+    /// - Throws: ``PhotoLibraryError`` for a predicate that doesn't fit the asset keys.
+    mutating func add(_ filter: FetchFilter) throws(PhotoLibraryError) {
+        let predicate = try filter.predicate(for: Asset.predicateSchema)
+        conditions.append(predicate.sql)
+        for name in predicate.predicate.keyNames {
+            guard let column = Asset.predicateSchema.key(named: name).flatMap(IncrementalFetch.assetColumn) else {
+                conditionColumns = nil
+                break
             }
+            conditionColumns?.append(column)
         }
-        if let extraCondition {
-            conditions.append(extraCondition)
-            membershipIsPerAsset = false
-        }
-        var sql: SQL = " FROM " + from
-        let condition: SQL? = conditions.isEmpty ? nil : conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
-        if let condition {
-            sql += " WHERE " + condition
-        }
-        if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
-            sql += " GROUP BY asset.id"
-        }
-        if !options.sortDescriptors.isEmpty {
-            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset)) + ", asset.id"
-        } else {
-            sql += " ORDER BY " + naturalOrder + ", asset.id"
-        }
-        if let limit = options.fetchLimit, limit > 0 {
-            sql += " LIMIT \(limit)"
-            membershipIsPerAsset = false  // Membership depends on the other assets.
-        }
-        var incremental: IncrementalFetch?
-        if membershipIsPerAsset {
-            incremental = IncrementalFetch(
-                condition: condition ?? "1", conditionColumns: conditionColumns,
-                sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
-        }
-        var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)
-        if let incremental {
-            compiled.sampledSQL = SQL(sql: "SELECT asset.id" + incremental.columns.map { ", asset." + $0 }.joined()) + sql
-        }
-        return compiled
     }
 }
 
