@@ -1,9 +1,7 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The test browser's own launch: what it inherits from the test process.
 @Suite struct ChromiumLaunchTests {
@@ -13,19 +11,14 @@ import Glibc
     @Test("The browser inherits no descriptor of the test process but its pipes and standard streams")
     func inheritsNothing() async throws {
         try #require(Chromium.isInstalled, "Debian's chromium is needed")
-        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-chromium-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appending(path: "being-written.jpg").path
-        let leaked = open(path, O_WRONLY | O_CREAT, 0o644)  // no O_CLOEXEC, as Foundation opens files
-        try #require(leaked >= 0)
-        let browser = try Chromium.launch(profile: directory.appending(path: "profile"))
-        close(leaked)
+        let leaked = try InheritableWriter(prefix: "photosync-chromium")
+        let browser = try Chromium.launch(profile: leaked.directory.appending(path: "profile"))
+        leaked.close()
         let targets = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(browser.pid)/fd").compactMap {
             try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(browser.pid)/fd/\($0)")
         }
         await browser.close()
         #expect(!targets.isEmpty)
-        #expect(!targets.contains(path), "\(targets)")
+        #expect(!targets.contains(leaked.path), "\(targets)")
     }
 }

@@ -2,9 +2,6 @@ import Foundation
 @testable import PostgresTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("The test cluster's commands")
 struct ClusterCommandTests {
@@ -14,15 +11,9 @@ struct ClusterCommandTests {
     /// written (a CI failure). A command started by the cluster inherits its three standard streams, no more.
     @Test("a command inherits no descriptor of the test process beyond its standard streams")
     func inheritsNothing() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-cluster-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appending(path: "being-written.jpg").path
-        let leaked = open(path, O_WRONLY | O_CREAT, 0o644)  // no O_CLOEXEC, as Foundation opens files
-        try #require(leaked >= 0)
-        defer { close(leaked) }
-        let listing = try PostgresCluster.run("/bin/ls", ["-l", "/proc/self/fd/"], as: nil, in: directory)
-        #expect(!listing.contains(path), "\(listing)")
+        let leaked = try InheritableWriter(prefix: "photosync-cluster")
+        let listing = try PostgresCluster.run("/bin/ls", ["-l", "/proc/self/fd/"], as: nil, in: leaked.directory)
+        #expect(!listing.contains(leaked.path), "\(listing)")
         #expect(listing.contains(" 2 -> "), "the standard streams are there: \(listing)")
     }
 }

@@ -63,7 +63,7 @@ final class ChangeSession: @unchecked Sendable {
     /// rather than reading them back.
     var writtenAssetRows: [Int64: AssetRow] = [:]
     /// The moment of each day new assets fell on (found, or created by ``moment(forNewAsset:)``).
-    private(set) var momentsByDay: [String: Int64] = [:]
+    private var momentsByDay: [String: Int64] = [:]
     /// The moments this block created for new assets, with their days: the block's end deletes those that
     /// end up empty (an asset deleted or re-dated later in the block).
     private(set) var momentsCreated: [Int64: String] = [:]
