@@ -139,5 +139,5 @@ public struct LibraryTransaction {
         }
     }
 
-    private static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+    private static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFilePath }
 }
