@@ -17,7 +17,7 @@ cp "$here/../clip.mov" "$photos/2023/trip/clip.mov"
 cp "$here/../plain.png" "$photos/plain.png"
 cp "$here/../screenshot.png" "$photos/screens/screenshot.png"
 "$photosync" scan --library "$work/Library.photosync" --quiet "$photos"
-# One file file moved after the scan, and scanned again: a stat cache entry whose asset kept its identity.
+# One file moved after the scan, and scanned again: a stat cache entry whose asset kept its identity.
 mv "$photos/plain.png" "$photos/screens/plain.png"
 "$photosync" scan --library "$work/Library.photosync" --quiet "$photos"
 # One database file, no write-ahead log: checkpoint and leave the journal mode as the library sets it.
