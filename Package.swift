@@ -89,6 +89,17 @@ let package = Package(
         // FolderWatch: recursive inotify watching of a folder tree (Glibc only, no C shim).
         .target(name: "FolderWatch", swiftSettings: strict),
 
+        // Layer 0: the storage boundary — the connection and engine protocols the library's SQL runs through,
+        // and the SQLite engine (GRDB). PostgresStore is the other engine.
+        .target(
+            name: "LibraryStorage",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+
         // Layer 1: the embeddable photo library (store, model, fetching, changes, journal).
         .target(
             name: "PhotoLibrary",
@@ -97,6 +108,7 @@ let package = Package(
                 "IndexDiff",
                 "FetchPredicate",
                 "FolderWatch",
+                "LibraryStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, for reads that hand column bytes over without making strings.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -110,6 +122,7 @@ let package = Package(
             name: "PostgresStore",
             dependencies: [
                 "FetchPredicate",
+                "LibraryStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

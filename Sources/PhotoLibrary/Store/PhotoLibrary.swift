@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 import Synchronization
 
 /// A photo library kept in SQLite: the entry point for fetching, changing and following changes.
@@ -65,6 +66,9 @@ public final class PhotoLibrary: Sendable {
     public let momentTimeZone: TimeZone
 
     let database: DatabasePool
+    /// The engine the library's SQL runs through (the storage boundary). On SQLite it runs on ``database``;
+    /// code moved behind the boundary uses it, code not yet moved uses the pool.
+    let storage: any StorageEngine
     let originalsStore: OriginalsStore
     let journaling: Bool
     let notifier: CommitNotifier
@@ -159,6 +163,7 @@ public final class PhotoLibrary: Sendable {
         }
         do {
             database = try DatabasePool(path: databaseURL.path, configuration: configuration)
+            storage = SQLiteEngine(pool: database)
             try database.write { db in
                 try LibrarySchema.migrate(db)
                 try db.execute(
