@@ -33,6 +33,9 @@ public final class PhotoLibrary: Sendable {
         /// Whether commits wait for the disk (`synchronous=FULL`). Only benchmark set-up switches this off, to
         /// build large fixtures fast; a library opened so may lose its last commits on a power loss.
         @_spi(Benchmarks) public var durableCommits: Bool
+        /// Whether SQLite's fast paths are taken (binding and reading through SQLite's C API). Tests switch
+        /// them off to run the suites through the paths every storage engine takes. Default true.
+        @_spi(Testing) public var sqliteFastPaths: Bool
         /// How long a write waits for another process's write transaction before failing. Default 30 s.
         public var busyTimeout: TimeInterval
         /// The largest share of a fetch result that may be removed, inserted or moved for its change details
@@ -52,6 +55,7 @@ public final class PhotoLibrary: Sendable {
             self.retention = retention
             self.journaling = true
             self.durableCommits = true
+            self.sqliteFastPaths = true
             self.busyTimeout = busyTimeout
             self.incrementalChangeLimit = 0.5
             self.commitPollInterval = CommitNotifier.defaultPollInterval
@@ -163,7 +167,7 @@ public final class PhotoLibrary: Sendable {
         }
         do {
             database = try DatabasePool(path: databaseURL.path, configuration: configuration)
-            storage = SQLiteEngine(pool: database)
+            storage = SQLiteEngine(pool: database, fastPaths: options.sqliteFastPaths)
             try database.write { db in
                 try LibrarySchema.migrate(db)
                 try db.execute(
