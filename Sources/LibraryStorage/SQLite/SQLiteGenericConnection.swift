@@ -1,4 +1,4 @@
-import GRDB
+public import GRDB
 
 /// A SQLite connection without its fast paths: ``sqliteDatabase`` is nil, so the library takes the paths
 /// every engine takes. Tests run the library's suites through it to prove those paths on SQLite too.
