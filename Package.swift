@@ -123,6 +123,8 @@ let package = Package(
             dependencies: [
                 "FetchPredicate",
                 "LibraryStorage",
+                // GRDB's value types (StatementArguments, DatabaseValue, Row): the storage boundary's vocabulary.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
