@@ -285,6 +285,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The storage boundary's contract, one suite over both engines: SQLite files in temporary directories and
+        // a real PostgreSQL (the test cluster).
+        .testTarget(
+            name: "LibraryStorageTests",
+            dependencies: [
+                "LibraryStorage", "PostgresStore", "PostgresTestSupport", "SeededRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PhotoLibraryTests",
             dependencies: [
