@@ -97,8 +97,8 @@ struct ValueContractTests {
                 #expect(try db.fetchValue(Int64.self, sql: "SELECT CASE WHEN ? IS NULL THEN 1 ELSE 0 END", arguments: [nil]) == 1)
                 #expect(try db.fetchValue(Int64.self, sql: "SELECT CASE WHEN ? IS NULL THEN 1 ELSE 0 END", arguments: [Int64(5)]) == 0)
                 #expect(try db.fetchRow(sql: "SELECT ? IS NULL AS answer", arguments: [nil])?["answer"] == 1 as Int64)
-                #expect(try db.fetchRow(sql: "SELECT ? AS nothing", arguments: [nil])?["nothing"] == DatabaseValue.null)
-                #expect(try db.fetchRow(sql: "SELECT COALESCE(?, ?) AS nothing", arguments: [nil, nil])?["nothing"] == DatabaseValue.null)
+                #expect(try db.fetchRow(sql: "SELECT ? AS empty", arguments: [nil])?["empty"] == DatabaseValue.null)
+                #expect(try db.fetchRow(sql: "SELECT COALESCE(?, ?) AS empty", arguments: [nil, nil])?["empty"] == DatabaseValue.null)
                 #expect(try db.fetchValue(String.self, sql: "SELECT COALESCE(?, ?)", arguments: [nil, "b"]) == "b")
             }
         }

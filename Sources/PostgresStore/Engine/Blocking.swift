@@ -62,3 +62,12 @@ final class BridgeExecutor: TaskExecutor {
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
+
+extension PostgresConnection {
+    /// Closes the connection without waiting, keeping it alive until it is closed (postgres-nio requires a
+    /// connection to be closed before it goes): for deinits and broken connections.
+    func closeInBackground() {
+        let closing: EventLoopFuture<Void> = close()
+        closing.whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}

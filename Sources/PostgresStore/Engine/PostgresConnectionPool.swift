@@ -21,6 +21,10 @@ final class PostgresConnectionPool: Sendable {
         self.permits = DispatchSemaphore(value: capacity)
     }
 
+    deinit {
+        for connection in idle.withLock({ $0 }) { connection.closeInBackground() }
+    }
+
     /// A new connection, outside the pool's count (the writer's, a snapshot's).
     ///
     /// - Throws: ``PostgresStoreError`` when it can't be made.
@@ -61,7 +65,7 @@ final class PostgresConnectionPool: Sendable {
         if reusable && !connection.isClosed && !closed.load(ordering: .acquiring) {
             idle.withLock { $0.append(connection) }
         } else {
-            _ = connection.close() as EventLoopFuture<Void>
+            connection.closeInBackground()
         }
     }
 

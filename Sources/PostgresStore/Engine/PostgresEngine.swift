@@ -125,7 +125,7 @@ public final class PostgresEngine: StorageEngine {
             return (result, true)
         } catch {
             // A failed ROLLBACK leaves the connection in an unknown state: it is closed rather than reused.
-            do { try connection.execute(sql: "ROLLBACK") } catch { _ = connection.connection.close() as EventLoopFuture<Void> }
+            do { try connection.execute(sql: "ROLLBACK") } catch { connection.connection.closeInBackground() }
             throw error
         }
     }

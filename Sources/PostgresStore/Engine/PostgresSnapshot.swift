@@ -26,17 +26,17 @@ public final class PostgresSnapshot: StorageSnapshot {
             try PostgresSQLConnection(connection, configuration: configuration, logger: logger)
                 .execute(sql: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1")
         } catch {
-            _ = connection.close() as EventLoopFuture<Void>
+            connection.closeInBackground()
             throw error
         }
     }
 
-    deinit { _ = connection.close() as EventLoopFuture<Void> }
+    deinit { connection.closeInBackground() }
 
     /// Ends the snapshot's transaction and closes its connection; later reads throw
     /// ``PostgresStoreError/closed``.
     public func release() {
-        lock.withLock { _ = connection.close() as EventLoopFuture<Void> }
+        lock.withLock { connection.closeInBackground() }
     }
 
     public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {

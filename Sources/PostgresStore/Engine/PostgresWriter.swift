@@ -19,6 +19,8 @@ final class PostgresWriter: Sendable {
         self.pool = pool
     }
 
+    deinit { connection.withLock { $0 }?.closeInBackground() }
+
     /// Runs `body` on the writer connection, other writers of this process waiting.
     ///
     /// - Throws: ``PostgresStoreError`` when the connection can't be made; what `body` throws.
