@@ -92,6 +92,21 @@ struct PostgresEngineTests {
         }
     }
 
+    @Test("a read whose body throws rolls back and leaves its connection to the pool, not closed")
+    func connectionKeptAfterThrow() async throws {
+        try await EngineFixture.with(.postgres) { fixture in
+            let pidSQL = "SELECT pg_backend_pid()"
+            let first = try fixture.engine.read { db throws in try db.fetchValue(Int64.self, sql: pidSQL) }
+            #expect(throws: Deliberate.self) {
+                try fixture.engine.read { db throws in
+                    #expect(try db.fetchValue(Int64.self, sql: pidSQL) == first)
+                    throw Deliberate()
+                }
+            }
+            #expect(try fixture.engine.read { db throws in try db.fetchValue(Int64.self, sql: pidSQL) } == first)
+        }
+    }
+
     @Test("the engine opens synchronously too (blocking its caller, the cooperative pool included)")
     func opensSynchronously() async throws {
         let url = try PostgresTestSupport.PostgresCluster.shared().makeDatabase(prefix: "storage")

@@ -44,21 +44,22 @@ final class PostgresConnectionPool: Sendable {
 
     /// Runs `body` on a connection of the pool, waiting for one when all are in use.
     ///
-    /// - Parameter body: returns whether the connection can be used again (false closes it).
+    /// - Parameter body: returns its result and whether the connection can be used again (false closes it);
+    ///   a connection whose body throws is closed.
     /// - Throws: ``PostgresStoreError`` when no connection can be made; what `body` throws.
-    func withConnection<T>(_ body: (PostgresConnection) throws -> (result: T, reusable: Bool)) throws -> T {
+    func withConnection<T>(_ body: (PostgresConnection) throws -> (outcome: T, reusable: Bool)) throws -> T {
         permits.wait()
         defer { permits.signal() }
         let connection = try idle.withLock { $0.popLast() } ?? connect()
-        let outcome: (result: T, reusable: Bool)
+        let result: (outcome: T, reusable: Bool)
         do {
-            outcome = try body(connection)
+            result = try body(connection)
         } catch {
             release(connection, reusable: false)
             throw error
         }
-        release(connection, reusable: outcome.reusable)
-        return outcome.result
+        release(connection, reusable: result.reusable)
+        return result.outcome
     }
 
     private func release(_ connection: PostgresConnection, reusable: Bool) {

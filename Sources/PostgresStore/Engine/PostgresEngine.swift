@@ -28,6 +28,8 @@ import PostgresNIO
 ///   snapshot taken after the lock was granted, so it sees every earlier writer's commit (a REPEATABLE READ
 ///   snapshot would be taken by the locking statement itself, before the wait, and miss them: lost updates).
 /// - ``writeWithoutTransaction(_:)``: the writer connection, under the process-local lock, no transaction.
+///   A body that begins a write transaction of its own must take ``writerLockKey`` first
+///   (`SELECT pg_advisory_xact_lock(…)`), in READ COMMITTED, to stay serialised with other processes.
 /// - ``makeSnapshot()``: a connection of its own, in one REPEATABLE READ READ ONLY transaction whose
 ///   snapshot is taken at once, until the snapshot is released.
 ///
@@ -85,19 +87,18 @@ public final class PostgresEngine: StorageEngine {
 
     public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try pool.withConnection { connection in
-            let adapter = makeAdapter(connection)
-            return try Self.transaction(adapter, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
-        }
+            Self.transaction(makeAdapter(connection), begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }.get()
     }
 
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try writer.withConnection { connection in
-            let adapter = makeAdapter(connection)
-            return try Self.transaction(
-                adapter, begin: "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(\(Self.writerLockKey))",
-                body
-            ).result
-        }
+            let (outcome, reusable) = Self.transaction(
+                makeAdapter(connection),
+                begin: "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(\(Self.writerLockKey))", body)
+            if !reusable { writer.discard(connection) }
+            return outcome
+        }.get()
     }
 
     public func writeWithoutTransaction<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
@@ -114,19 +115,25 @@ public final class PostgresEngine: StorageEngine {
 
     /// Runs `body` in a transaction that `begin` opens: committed when it returns, rolled back when it throws.
     ///
-    /// - Returns: the body's result, and whether the connection is clean (its transaction ended).
+    /// - Returns: the body's result or error (or the engine's), and whether the connection can be used again:
+    ///   false when the transaction could not be ended (the connection is then closed).
     static func transaction<T>(
         _ connection: PostgresSQLConnection, begin: String, _ body: (any SQLConnection) throws -> T
-    ) throws -> (result: T, reusable: Bool) {
+    ) -> (outcome: Result<T, any Error>, reusable: Bool) {
         do {
             try connection.execute(sql: begin)
             let result = try body(connection)
             try connection.execute(sql: "COMMIT")
-            return (result, true)
+            return (.success(result), true)
         } catch {
-            // A failed ROLLBACK leaves the connection in an unknown state: it is closed rather than reused.
-            do { try connection.execute(sql: "ROLLBACK") } catch { connection.connection.closeInBackground() }
-            throw error
+            let failure = error
+            do {
+                try connection.execute(sql: "ROLLBACK")
+                return (.failure(failure), true)
+            } catch {
+                connection.connection.closeInBackground()
+                return (.failure(failure), false)
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ public final class PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     let configuration: PostgresConfiguration
     let logger: Logger
-    /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE.
+    /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE (also one run as a query, with RETURNING).
     public private(set) var changesCount = 0
 
     init(_ connection: PostgresConnection, configuration: PostgresConfiguration, logger: Logger) {
@@ -46,12 +46,7 @@ public final class PostgresSQLConnection: SQLConnection {
             throw PostgresStoreError.invalidStatement(
                 sql: sql, reason: "several statements with arguments: run them one by one")
         }
-        for statement in statements {
-            let result = try run(statement, values, sql: sql)
-            if ["INSERT", "UPDATE", "DELETE", "MERGE"].contains(result.metadata.command) {
-                changesCount = result.metadata.rows ?? 0
-            }
-        }
+        for statement in statements { _ = try run(statement, values, sql: sql) }
     }
 
     public func forEachRow(
@@ -103,11 +98,16 @@ public final class PostgresSQLConnection: SQLConnection {
             }
         }
         let text = statement.rendered { values[$0].isNull }
+        let result: PostgresQueryResult
         do {
-            return try Blocking.wait(connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger))
+            result = try Blocking.wait(connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger))
         } catch {
             throw Self.mapped(error, sql: sql, configuration)
         }
+        if ["INSERT", "UPDATE", "DELETE", "MERGE"].contains(result.metadata.command) {
+            changesCount = result.metadata.rows ?? 0
+        }
+        return result
     }
 
     /// The store's error for a postgres-nio error, a server error naming the statement.

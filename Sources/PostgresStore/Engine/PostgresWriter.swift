@@ -25,7 +25,7 @@ final class PostgresWriter: Sendable {
     ///
     /// - Throws: ``PostgresStoreError`` when the connection can't be made; what `body` throws.
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let thread = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
+        let thread = UInt(pthread_self())
         precondition(
             owner.load(ordering: .relaxed) != thread,
             "a PostgreSQL engine write started inside another write of the same thread: writes don't nest")
@@ -36,6 +36,12 @@ final class PostgresWriter: Sendable {
             lock.unlock()
         }
         return try body(try current())
+    }
+
+    /// Closes the writer connection (its transaction could not be ended): the next writer makes a new one.
+    func discard(_ broken: PostgresConnection) {
+        connection.withLock { if $0 === broken { $0 = nil } }
+        broken.closeInBackground()
     }
 
     /// The open writer connection, made when there is none or it was lost.
