@@ -123,6 +123,8 @@ let package = Package(
             dependencies: [
                 "FetchPredicate",
                 "LibraryStorage",
+                // GRDB's value types (StatementArguments, DatabaseValue, Row): the storage boundary's vocabulary.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -279,6 +281,16 @@ let package = Package(
             dependencies: [
                 "PostgresStore", "PostgresTestSupport", "SeededRandom", "PhotoLibrary", "SyncWorker",
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // The storage boundary's contract, one suite over both engines: SQLite files in temporary directories and
+        // a real PostgreSQL (the test cluster).
+        .testTarget(
+            name: "LibraryStorageTests",
+            dependencies: [
+                "LibraryStorage", "PostgresStore", "PostgresTestSupport", "SeededRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -151,7 +151,7 @@ public final class PostgresStore: Sendable {
         guard encoding.uppercased() == "UTF8" else { throw PostgresStoreError.unsupportedServerEncoding(encoding) }
     }
 
-    private static func connectionConfiguration(_ configuration: PostgresConfiguration) throws -> PostgresConnection.Configuration {
+    static func connectionConfiguration(_ configuration: PostgresConfiguration) throws -> PostgresConnection.Configuration {
         var result: PostgresConnection.Configuration
         switch configuration.endpoint {
         case .tcp(let host, let port):

@@ -24,6 +24,9 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     case changeTokenAhead(sequence: Int64, head: Int64)
     /// The server reported an error for a statement; `sqlState` is PostgreSQL's code (e.g. `23505`).
     case server(sqlState: String, message: String)
+    /// A statement the engine refuses before sending it (several statements with arguments, named
+    /// arguments, a column type the storage boundary doesn't read); `reason` says what is wrong.
+    case invalidStatement(sql: String, reason: String)
     /// The store was closed.
     case closed
 
@@ -43,6 +46,7 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .changeTokenAhead(let sequence, let head):
             "the change token (\(sequence)) is ahead of this database's history (\(head))"
         case .server(let sqlState, let message): "PostgreSQL error \(sqlState): \(message)"
+        case .invalidStatement(let sql, let reason): "invalid statement (\(reason)): \(sql)"
         case .closed: "the PostgreSQL store is closed"
         }
     }
