@@ -3,7 +3,7 @@ import GRDBSQLite
 import LibraryStorage
 
 /// A read-only query over the assets of a group of ids, run for any number of ids a group of ``arity`` at a
-/// time: `WITH ids(id) AS (VALUES (CAST(? AS BIGINT)), …) SELECT … FROM ids CROSS JOIN asset ON asset.id =
+/// time: `WITH ids(id) AS (VALUES (CAST(? AS BIGINT)), …) SELECT … FROM ids CROSS JOIN asset WHERE asset.id =
 /// ids.id`, on any engine.
 ///
 /// It is the incremental path's probe: a few rows per run, several runs per delivery round, so what runs
@@ -42,7 +42,7 @@ struct IDGroupStatement {
     /// `arguments`.
     static func query(columns: String, arguments: StatementArguments = StatementArguments()) -> Query {
         Query(
-            sql: "WITH ids(id) AS (VALUES \(values)) SELECT \(columns) FROM ids CROSS JOIN asset ON asset.id = ids.id",
+            sql: "WITH ids(id) AS (VALUES \(values)) SELECT \(columns) FROM ids CROSS JOIN asset WHERE asset.id = ids.id",
             arguments: arguments, paddedArguments: padding + arguments)
     }
 

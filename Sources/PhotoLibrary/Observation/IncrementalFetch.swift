@@ -175,7 +175,7 @@ final class IncrementalFetch: Sendable {
     /// Whether the touched assets' state at the end of the round is known without reading the database, and
     /// their memberships can't have changed: each is gone, or was there at the start and is there at the end
     /// with its last update's row handed off by its commit, no record of it naming a property of the
-    /// condition. Otherwise their rows are read, and the condition evaluated, by SQLite. Only with every
+    /// condition. Otherwise their rows are read, and the condition evaluated, by the engine. Only with every
     /// key's sort values in memory (the members' old positions are searched there) and columns the journal
     /// covers (the rows' journaled columns are their state at the end).
     private func knownAtEnd(_ touched: TouchedAssets, before: FetchResultKeyList) -> Bool {
@@ -245,7 +245,7 @@ final class IncrementalFetch: Sendable {
     }
 
     /// Step 2: the touched assets' sort values now, and whether each is in the result (the fetch's own
-    /// condition, evaluated by SQLite).
+    /// condition, evaluated by the engine).
     private func currentKeys(of touched: TouchedAssets, _ db: any SQLConnection) throws -> CurrentKeys {
         let width = columns.count
         var keys = CurrentKeys(
@@ -308,7 +308,10 @@ final class IncrementalFetch: Sendable {
     // MARK: Order
 
     /// Compares key `i` of `lhs` with key `j` of `rhs` in the fetch's order: the columns as SQLite orders
-    /// them, each ascending or not, then the id ascending. Negative, zero or positive.
+    /// them, each ascending or not, then the id ascending. Negative, zero or positive. PostgreSQL's order of
+    /// the same fetch is the same: its sort SQL puts NULL first ascending and last descending (`NULLS
+    /// FIRST`/`NULLS LAST`, SQLite's order), text columns compare bytes (`COLLATE "C"`), and a column holds
+    /// one type.
     func compare(_ lhs: SortKeys, _ i: Int, _ rhs: SortKeys, _ j: Int) -> Int {
         compare(lhs.values, i * lhs.width, lhs.ids[i], rhs.values, j * rhs.width, rhs.ids[j])
     }
