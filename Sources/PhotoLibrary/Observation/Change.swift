@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 import Synchronization
 
 /// Receives the library's changes (PhotoKit's `PHPhotoLibraryChangeObserver`).
@@ -117,13 +118,15 @@ struct DeliveryContext: Sendable {
     let objects: TouchedObjects
     let incrementalLimit: Double
     /// Where the touched objects are read from, as they were at ``sequence``.
-    let database: DatabasePool
+    let storage: any StorageEngine
     weak var center: ObservationCenter?
 
     /// An object as it was at the end of the round: its row then, rebuilt from the journal's previous values
     /// when it changed since (like a fetch result's objects). Nil when it can't be read.
     func object(_ key: ObjectKey) -> (any LibraryObject)? {
-        try? database.read { db -> (any LibraryObject)? in
+        try? storage.read { connection -> (any LibraryObject)? in
+            // The object loaders take GRDB's connection until they move behind the storage boundary.
+            let db = connection.unmovedDatabase
             switch key.type {
             case .asset:
                 return try ObjectLoading.assets([key.rowID][...], sequence: sequence, db).first

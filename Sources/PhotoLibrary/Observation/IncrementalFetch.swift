@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 import Synchronization
 @_spi(Maintenance) import IndexDiff
 
@@ -66,7 +66,7 @@ final class IncrementalFetch: Sendable {
 
     /// A value built on first use and kept: the membership query's SQL and arguments.
     final class BuiltMembership: Sendable {
-        let value = Mutex<(sql: String, arguments: StatementArguments)?>(nil)
+        let value = Mutex<IDGroupStatement.Query?>(nil)
     }
 
     /// The recipe for a fetch with this condition and order, or nil when a sort key isn't a column of `asset`.
@@ -135,7 +135,7 @@ final class IncrementalFetch: Sendable {
     ///   (none for the records when the round read them all) and O(*k* log *n*) work in memory when the fetch
     ///   kept every key's sort values; O(*k* log *n*) rows read when it kept every 16th; plus O(*K*) to patch
     ///   the keys (see ``FetchResultKeyList``).
-    func update(_ before: FetchResultKeyList, from start: Int64, round: RoundJournal, _ db: Database) throws -> IncrementalUpdate? {
+    func update(_ before: FetchResultKeyList, from start: Int64, round: RoundJournal, _ db: any SQLConnection) throws -> IncrementalUpdate? {
         do {
             // Records before the floor may be gone.
             guard start >= round.floor else { throw Unmaintainable() }
@@ -175,7 +175,7 @@ final class IncrementalFetch: Sendable {
     /// Whether the touched assets' state at the end of the round is known without reading the database, and
     /// their memberships can't have changed: each is gone, or was there at the start and is there at the end
     /// with its last update's row handed off by its commit, no record of it naming a property of the
-    /// condition. Otherwise their rows are read, and the condition evaluated, by SQLite. Only with every
+    /// condition. Otherwise their rows are read, and the condition evaluated, by the engine. Only with every
     /// key's sort values in memory (the members' old positions are searched there) and columns the journal
     /// covers (the rows' journaled columns are their state at the end).
     private func knownAtEnd(_ touched: TouchedAssets, before: FetchResultKeyList) -> Bool {
@@ -205,7 +205,7 @@ final class IncrementalFetch: Sendable {
     /// The sort keys of the assets updated in place (at `slots` of `all`): their keys at the start, which
     /// are their keys at the end, since no record of theirs names a property of the sort. Taken from their
     /// rows at the end when handed off with the records (no decoding), else from their previous values.
-    private func keysInPlace(_ all: TouchedAssets, _ slots: [Int], _ db: Database) throws -> SortKeys {
+    private func keysInPlace(_ all: TouchedAssets, _ slots: [Int], _ db: any SQLConnection) throws -> SortKeys {
         var keys = SortKeys(width: columns.count)
         keys.reserveCapacity(slots.count)
         for slot in slots {
@@ -245,8 +245,8 @@ final class IncrementalFetch: Sendable {
     }
 
     /// Step 2: the touched assets' sort values now, and whether each is in the result (the fetch's own
-    /// condition, evaluated by SQLite).
-    private func currentKeys(of touched: TouchedAssets, _ db: Database) throws -> CurrentKeys {
+    /// condition, evaluated by the engine).
+    private func currentKeys(of touched: TouchedAssets, _ db: any SQLConnection) throws -> CurrentKeys {
         let width = columns.count
         var keys = CurrentKeys(
             members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
@@ -255,12 +255,12 @@ final class IncrementalFetch: Sendable {
         guard !touched.ids.isEmpty else { return keys }
         var memberKeys: [Int] = []
         try statement.forEachRow(ids: touched.ids) { row in
-            let id = sqlite3_column_int64(row, 0)
+            let id = row.int64(0)
             guard let slot = touched.slots.slot(of: id) else { return }
             let key = keys.all.append(row, id: id, from: 1)
             keys.index[slot] = key
             keys.slots.append(slot)
-            if sqlite3_column_int64(row, Int32(width + 1)) == 1 { memberKeys.append(key) }
+            if row.int64(width + 1) == 1 { memberKeys.append(key) }
         }
         orderMembers(&keys, memberKeys)
         return keys
@@ -268,9 +268,10 @@ final class IncrementalFetch: Sendable {
 
     /// The membership query (``probeColumns`` and whether the fetch's condition holds) as an id group
     /// statement's SQL and arguments, built once.
-    private func membershipQuery(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
+    private func membershipQuery(_ db: any SQLConnection) throws -> IDGroupStatement.Query {
         if let built = membership.value.withLock({ $0 }) { return built }
-        let (condition, arguments) = try self.condition.build(db)
+        // The condition is GRDB's SQL, made by the query compilers, which still take GRDB's connection.
+        let (condition, arguments) = try self.condition.build(db.unmovedDatabase)
         let built = IDGroupStatement.query(columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: arguments)
         membership.value.withLock { $0 = built }
         return built
@@ -287,7 +288,7 @@ final class IncrementalFetch: Sendable {
 
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their
     /// current keys when no record changed a sort property, else their first record's previous values.
-    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys, _ db: Database) throws -> StartKeys {
+    private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys, _ db: any SQLConnection) throws -> StartKeys {
         var old = StartKeys(keys: SortKeys(width: columns.count), index: Array(repeating: -1, count: touched.ids.count))
         old.keys.reserveCapacity(touched.ids.count)
         old.slots.reserveCapacity(touched.ids.count)
@@ -307,7 +308,10 @@ final class IncrementalFetch: Sendable {
     // MARK: Order
 
     /// Compares key `i` of `lhs` with key `j` of `rhs` in the fetch's order: the columns as SQLite orders
-    /// them, each ascending or not, then the id ascending. Negative, zero or positive.
+    /// them, each ascending or not, then the id ascending. Negative, zero or positive. PostgreSQL's order of
+    /// the same fetch is the same: its sort SQL puts NULL first ascending and last descending (`NULLS
+    /// FIRST`/`NULLS LAST`, SQLite's order), text columns compare bytes (`COLLATE "C"`), and a column holds
+    /// one type.
     func compare(_ lhs: SortKeys, _ i: Int, _ rhs: SortKeys, _ j: Int) -> Int {
         compare(lhs.values, i * lhs.width, lhs.ids[i], rhs.values, j * rhs.width, rhs.ids[j])
     }
@@ -400,9 +404,9 @@ struct SortKeys {
         return ids.count - 1
     }
 
-    /// Appends the key whose values are the columns of the statement's current row from `first` on.
-    mutating func append(_ row: SQLiteStatement, id: Int64, from first: Int) -> Int {
-        for column in first..<(first + width) { values.append(DatabaseValue(sqliteStatement: row, index: Int32(column))) }
+    /// Appends the key whose values are the columns of a row from `first` on.
+    mutating func append(_ row: any SQLColumns, id: Int64, from first: Int) -> Int {
+        for column in first..<(first + width) { values.append(row.value(column)) }
         ids.append(id)
         return ids.count - 1
     }

@@ -1,5 +1,5 @@
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 
 /// Step 4 of ``IncrementalFetch``: binary searches over a fetch result's keys, ordered by their sort values at
 /// the result's sequence, for where each touched asset was and where each member now goes.
@@ -13,7 +13,7 @@ import GRDBSQLite
 struct KeySearch {
     private let fetch: IncrementalFetch
     private let before: FetchResultKeyList
-    private let db: Database
+    private let db: any SQLConnection
     /// Every touched asset, and the keys at the start of those that existed then.
     private let touched: TouchedAssets
     private let old: SortKeys
@@ -24,7 +24,7 @@ struct KeySearch {
     /// The statement that reads the keys of untouched assets, once needed.
     private var probeStatement: IDGroupStatement?
 
-    init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: IncrementalFetch.StartKeys, _ db: Database) {
+    init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: IncrementalFetch.StartKeys, _ db: any SQLConnection) {
         self.fetch = fetch
         self.before = before
         self.db = db
@@ -308,7 +308,7 @@ struct KeySearch {
         guard !wanted.isEmpty else { return }
         if probeStatement == nil { probeStatement = try IDGroupStatement(db, query: IDGroupStatement.query(columns: fetch.probeColumns)) }
         try probeStatement!.forEachRow(ids: wanted.keys) { row in
-            let id = sqlite3_column_int64(row, 0)
+            let id = row.int64(0)
             let key = probes.append(row, id: id, from: 1)
             for position in wanted[id] ?? [] { probeIndex[position] = key }
         }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 import Synchronization
 
 /// Delivers committed transactions to observers and async streams, in commit order.
@@ -43,14 +43,15 @@ final class ObservationCenter: Sendable {
     /// Whether fetch results that allow it are followed incrementally (``IncrementalFetch``); when false every
     /// result is fetched again and diffed. Tests and benchmarks compare the two.
     let maintainsIncrementally = Atomic<Bool>(true)
-    private let database: DatabasePool
+    /// The engine rounds read from.
+    private let storage: any StorageEngine
     private let identity: UUID
     private let notifier: CommitNotifier
     /// The records of this handle's commits, handed to the rounds in memory (see ``JournalHandOff``).
     let handOff = JournalHandOff()
 
-    init(database: DatabasePool, identity: UUID, notifier: CommitNotifier, incrementalLimit: Double) {
-        self.database = database
+    init(storage: any StorageEngine, identity: UUID, notifier: CommitNotifier, incrementalLimit: Double) {
+        self.storage = storage
         self.identity = identity
         self.notifier = notifier
         self.incrementalLimit = incrementalLimit
@@ -123,7 +124,7 @@ final class ObservationCenter: Sendable {
     /// Starts listening for commits, from the current position of the journal.
     private func startIfNeeded() throws {
         guard state.withLock({ $0.delivered == nil }) else { return }
-        let current = try database.read { db in try PhotoLibrary.journalSequence(db) }
+        let current = try storage.read { db in try PhotoLibrary.journalSequence(db.unmovedDatabase) }
         let start = state.withLock { state -> Bool in
             guard state.delivered == nil else { return false }
             state.delivered = current
@@ -147,34 +148,52 @@ final class ObservationCenter: Sendable {
 
     // MARK: Delivery
 
-    /// The connection delivery rounds read from when the writer's doesn't take them (see ``WriterRound``): a
-    /// read-only connection of their own, opened on first use. SQLite drops a connection's page cache at its
-    /// first read after another connection's commit — every round's first read — and the cost follows the
-    /// pages cached: on the pool's readers, those of every object the application loaded since. This one only
-    /// caches what rounds read.
-    private let deliveryReader = Mutex<DatabaseQueue?>(nil)
+    /// Where delivery rounds read when the writer's connection doesn't take them (see ``WriterRound``).
+    private enum RoundReader {
+        /// SQLite with its fast paths: a read-only connection of the rounds' own. SQLite drops a connection's
+        /// page cache at its first read after another connection's commit — every round's first read — and
+        /// the cost follows the pages cached: on the pool's readers, those of every object the application
+        /// loaded since. This one only caches what rounds read.
+        case sqlite(DatabaseQueue)
+        /// Any other engine (or SQLite without its fast paths): the engine's reads.
+        case engine
+    }
 
-    private func roundReader() throws -> DatabaseQueue {
+    /// The round reader, chosen (and on SQLite opened) on first use.
+    private let deliveryReader = Mutex<RoundReader?>(nil)
+
+    private func roundReader() throws -> RoundReader {
         try deliveryReader.withLock { reader in
             if let reader { return reader }
-            var configuration = database.configuration
-            configuration.readonly = true
-            configuration.label = "photosync.observation"
-            let opened = try DatabaseQueue(path: database.path, configuration: configuration)
-            reader = opened
-            return opened
+            let chosen: RoundReader
+            if let engine = storage as? SQLiteEngine, try storage.read({ $0.sqliteDatabase != nil }) {
+                var configuration = engine.pool.configuration
+                configuration.readonly = true
+                configuration.label = "photosync.observation"
+                chosen = .sqlite(try DatabaseQueue(path: engine.pool.path, configuration: configuration))
+            } else {
+                chosen = .engine
+            }
+            reader = chosen
+            return chosen
         }
     }
 
-    /// Runs `body` in a read transaction of `db`. The transaction is begun and ended by statements prepared
-    /// once (GRDB's `read` prepares both every time, a tenth of the cost of a round that touches little).
-    private static func inReadTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
-        try RawQuery(db, "BEGIN DEFERRED TRANSACTION").forEachRow { _ in }
+    /// Runs `body` in a read transaction of `db`, a SQLite connection. On the fast path the transaction is begun
+    /// and ended by statements prepared once (GRDB's `read` prepares both every time, a tenth of the cost of
+    /// a round that touches little).
+    private static func inReadTransaction<T>(_ db: any SQLConnection, _ body: (any SQLConnection) throws -> T) throws -> T {
+        precondition(db.dialect == .sqlite, "a round begins its own transaction on SQLite only")
+        let statement: (String) throws -> Void
+        if let sqlite = db.sqliteDatabase {
+            statement = { sql in try RawQuery(sqlite, sql).forEachRow { _ in } }
+        } else {
+            statement = { sql in try db.execute(sql: sql) }
+        }
+        try statement("BEGIN DEFERRED TRANSACTION")
         defer {
             // A read transaction: nothing to keep or lose. Should COMMIT fail, ROLLBACK ends it.
-            if (try? RawQuery(db, "COMMIT TRANSACTION").forEachRow { _ in }) == nil {
-                try? RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in }
-            }
+            if (try? statement("COMMIT TRANSACTION")) == nil { try? statement("ROLLBACK TRANSACTION") }
         }
         return try body(db)
     }
@@ -183,20 +202,27 @@ final class ObservationCenter: Sendable {
     /// the round reader.
     private func readRound(after delivered: Int64) throws -> [Change] {
         if let changes = try readRoundOnWriter(after: delivered) { return changes }
-        return try roundReader().inDatabase { db in
-            // A transaction left open (a failed COMMIT and ROLLBACK) would read an old snapshot: end it first.
-            if db.isInsideTransaction { try RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in } }
-            return try Self.inReadTransaction(db) { db in try readRound(after: delivered, results: liveResults(), onWriter: false, db) }
+        switch try roundReader() {
+        case .sqlite(let reader):
+            return try reader.inDatabase { db in
+                // A transaction left open (a failed COMMIT and ROLLBACK) would read an old snapshot: end it first.
+                if db.isInsideTransaction { try RawQuery(db, "ROLLBACK TRANSACTION").forEachRow { _ in } }
+                return try Self.inReadTransaction(db) { db in try readRound(after: delivered, results: liveResults(), onWriter: false, db) }
+            }
+        case .engine:
+            return try storage.read { db in try readRound(after: delivered, results: liveResults(), onWriter: false, db) }
         }
     }
 
     /// The round after `delivered` read on the writer's connection, whose page cache its own commits keep
     /// (see ``WriterRound``); nil when the round isn't admitted there. This process's writes wait meanwhile.
+    /// SQLite only: the writer of a server engine has no cache of its own.
     private func readRoundOnWriter(after delivered: Int64) throws -> [Change]? {
-        guard maintainsIncrementally.load(ordering: .relaxed) else { return nil }
-        return try database.writeWithoutTransaction { db -> [Change]? in
-            // The writer is never left inside a transaction between writes; should it be, it isn't ours to end.
-            guard !db.isInsideTransaction else { return nil }
+        guard storage.dialect == .sqlite, maintainsIncrementally.load(ordering: .relaxed) else { return nil }
+        return try storage.writeWithoutTransaction { db -> [Change]? in
+            // The writer is never left inside a transaction between writes; should it be, it isn't ours to end
+            // (without the fast path, where that can't be asked, BEGIN fails inside a transaction).
+            if let sqlite = db.sqliteDatabase, sqlite.isInsideTransaction { return nil }
             do {
                 let changes = try Self.inReadTransaction(db) { db in
                     try readRound(after: delivered, results: liveResults(), onWriter: true, db)
@@ -262,7 +288,7 @@ final class ObservationCenter: Sendable {
     /// Reads what was committed after `delivered`, with the details of every result of `results` that the
     /// round changes; empty when nothing was. On the writer, throws ``WriterRound/Declined`` for a round it
     /// doesn't admit.
-    private func readRound(after delivered: Int64, results: [any TrackedFetchResult], onWriter: Bool, _ db: Database) throws -> [Change] {
+    private func readRound(after delivered: Int64, results: [any TrackedFetchResult], onWriter: Bool, _ db: any SQLConnection) throws -> [Change] {
         guard let journal = try RoundJournal(after: delivered, handOff: handOff, db), let last = journal.transactions.last else { return [] }
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
         if onWriter, !WriterRound.admits(journal, results: results, maintainsIncrementally: maintains) { throw WriterRound.Declined() }
@@ -279,7 +305,7 @@ final class ObservationCenter: Sendable {
     /// `end`.
     /// On the writer, throws ``WriterRound/Declined`` when a result would have to be fetched again.
     private func deliveryContext(
-        _ journal: RoundJournal, results: [any TrackedFetchResult], onWriter: Bool, _ db: Database
+        _ journal: RoundJournal, results: [any TrackedFetchResult], onWriter: Bool, _ db: any SQLConnection
     ) throws -> DeliveryContext {
         let end = journal.end
         let (incremental, followed, oldest) = try followResults(results, round: journal, db)
@@ -290,7 +316,8 @@ final class ObservationCenter: Sendable {
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
-                after: try entry.chain.requery!(db, maintains && entry.chain.incremental != nil),
+                // The requery takes GRDB's connection until the fetches move behind the storage boundary.
+                after: try entry.chain.requery!(db.unmovedDatabase, maintains && entry.chain.incremental != nil),
                 updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
         }
         for (id, entry) in followed where updates[id] == nil {
@@ -303,12 +330,12 @@ final class ObservationCenter: Sendable {
         return DeliveryContext(
             sequence: end, chains: updates, incremental: incremental, objects: TouchedObjects(records: journal.recorded.records),
             incrementalLimit: incrementalLimit,
-            database: database, center: self)
+            storage: storage, center: self)
     }
 
     /// The tracked results' fetches at `end`: those followed incrementally (once per state: chain and sequence),
     /// with the end state of their chains, and the oldest state of every other chain, to fetch again.
-    private func followResults(_ results: [any TrackedFetchResult], round: RoundJournal, _ db: Database) throws -> (
+    private func followResults(_ results: [any TrackedFetchResult], round: RoundJournal, _ db: any SQLConnection) throws -> (
         incremental: [DeliveryContext.ResultState: IncrementalUpdate],
         followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)],
         oldest: [ObjectIdentifier: (chain: FetchChain, sequence: Int64)]
@@ -343,7 +370,7 @@ final class ObservationCenter: Sendable {
     /// The keys of objects whose public properties changed after `start`, up to the round's end, with the
     /// sequence of each change: from the records the round read when it read them all (`start` is not before
     /// the round's), else from the journal.
-    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, round: RoundJournal, _ db: Database) throws -> [(
+    private func updatedKeys(_ kind: FetchResultKeyKind, after start: Int64, round: RoundJournal, _ db: any SQLConnection) throws -> [(
         sequence: Int64, key: Int64
     )] {
         let end = round.end
@@ -362,10 +389,12 @@ final class ObservationCenter: Sendable {
         }
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
             // `+objectType`: through the primary key's range of `seq`, not every record of the type.
-            let query = try RawQuery(db, "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ?")
             var keys: [(sequence: Int64, key: Int64)] = []
-            try query.forEachRow(Int64(type.rawValue), start, end) { row in
-                keys.append((sequence: sqlite3_column_int64(row, 0), key: transform(sqlite3_column_int64(row, 1))))
+            try RawQuery.forEachRow(
+                db, "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ? ORDER BY seq, objectId",
+                [Int64(type.rawValue), start, end]
+            ) { row in
+                keys.append((sequence: row.int64(0), key: transform(row.int64(1))))
             }
             return keys
         }

@@ -1,7 +1,9 @@
 import GRDB
 import GRDBSQLite
+import LibraryStorage
 
-/// A cached read-only statement stepped through SQLite's C API, its integer arguments bound there too.
+/// A cached read-only statement stepped through SQLite's C API, its integer arguments bound there too: the
+/// SQLite fast path of the reads a delivery round makes on any engine (``forEachRow(_:_:_:body:)``).
 ///
 /// A delivery round runs a handful of small queries, and GRDB's work around each execution (argument
 /// validation, a cursor and row objects, the bookkeeping of what observed statements read) costs more than
@@ -67,6 +69,22 @@ struct RawQuery {
         // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
         guard let text = sqlite3_column_text(row, column) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, column))), as: UTF8.self)
+    }
+
+    /// Runs a read-only query whose arguments are integers on any engine, and calls `body` on each row, its
+    /// columns read by position during the call. On SQLite's fast path the statement is a raw query (bound
+    /// and stepped through the C API, its rows read in place); elsewhere it runs through the engine, prepared
+    /// once per connection. The SQL is that of both engines, and a raw query's: used nowhere else.
+    ///
+    /// - Throws: the engine's error; what `body` throws.
+    static func forEachRow(_ db: any SQLConnection, _ sql: String, _ arguments: [Int64], body: (any SQLColumns) throws -> Void) throws {
+        if let sqlite = db.sqliteDatabase {
+            return try RawQuery(sqlite, sql).forEachRow(arguments) { row in try body(SQLiteColumns(statement: row)) }
+        }
+        try db.forEachRow(sql: sql, arguments: StatementArguments(arguments), cached: true) { columns in
+            try body(columns)
+            return true
+        }
     }
 
     /// The error SQLite reports for `code`, on the statement's connection.

@@ -1,5 +1,6 @@
+import Foundation
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 
 /// A journal record as a delivery round reads it: no identifier; an asset's previous values are in its
 /// ``JournalRecords``' buffer.
@@ -16,7 +17,8 @@ struct RoundRecord: Sendable {
     let previousValues: Range<Int>?
 }
 
-/// Journal records in the order of their transactions, read through SQLite's C API, with the previous values
+/// Journal records in the order of their transactions, read on any engine (through SQLite's C API on its
+/// fast path), with the previous values
 /// of assets copied into one buffer.
 struct JournalRecords: Sendable {
     private(set) var records: [RoundRecord] = []
@@ -40,22 +42,21 @@ struct JournalRecords: Sendable {
     static let bufferLimit = 4 << 20
 
     /// Reads the records in (`start`, `end`] (of one type when `type` is given).
-    init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: Database) throws {
+    init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: any SQLConnection) throws {
         let columns = "SELECT seq, objectType, objectId, kind, changedProperties, contentChanged, previousValues FROM change_record"
-        // `+objectType`: the interval through the primary key, not every record of the type through the index.
-        let query = try type == nil
-            ? RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq")
-            : RawQuery(db, "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq")
+        // `+objectType`: the interval through the primary key, not every record of the type through the index
+        // (SQLite's planner; PostgreSQL reads it as the column).
+        let sql = type == nil
+            ? "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq, objectType, objectId"
+            : "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq, objectType, objectId"
         let arguments = [start, end] + (type.map { [Int64($0.rawValue)] } ?? [])
         previousValueBytes.reserveCapacity(4096)  // A few dozen assets' values without growing.
-        try query.forEachRow(arguments) { row in
-            guard let type = ObjectType(rawValue: Int(sqlite3_column_int64(row, 1))),
-                let kind = ChangeKind(rawValue: Int(sqlite3_column_int64(row, 3)))
-            else { return }
+        try RawQuery.forEachRow(db, sql, arguments) { row in
+            guard let type = ObjectType(rawValue: Int(row.int64(1))), let kind = ChangeKind(rawValue: Int(row.int64(3))) else { return }
             records.append(RoundRecord(
-                sequence: sqlite3_column_int64(row, 0), objectType: type, objectID: sqlite3_column_int64(row, 2), kind: kind,
-                changedProperties: Int(sqlite3_column_int64(row, 4)), contentChanged: sqlite3_column_int64(row, 5) != 0,
-                previousValues: type == .asset ? keep(row, 6) : nil))
+                sequence: row.int64(0), objectType: type, objectID: row.int64(2), kind: kind,
+                changedProperties: Int(row.int64(4)), contentChanged: row.int64(5) != 0,
+                previousValues: type == .asset ? keep(row.blob(6)) : nil))
         }
     }
 
@@ -101,15 +102,11 @@ struct JournalRecords: Sendable {
         }
     }
 
-    /// Copies a blob column of the current row into the buffer, if there is one and room for it.
-    private mutating func keep(_ row: SQLiteStatement, _ column: Int32) -> Range<Int>? {
-        // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
-        guard let bytes = sqlite3_column_blob(row, column) else { return nil }
-        let count = Int(sqlite3_column_bytes(row, column))
-        guard previousValueBytes.count + count <= Self.bufferLimit else { return nil }
+    /// Copies previous values into the buffer, if there are (NULL and empty are none) and room for them.
+    private mutating func keep(_ bytes: Data?) -> Range<Int>? {
+        guard let bytes, !bytes.isEmpty, previousValueBytes.count + bytes.count <= Self.bufferLimit else { return nil }
         let start = previousValueBytes.count
-        // Typed bytes: a raw buffer would be appended byte by byte.
-        previousValueBytes.append(contentsOf: UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: count))
+        previousValueBytes.append(contentsOf: bytes)
         return start..<previousValueBytes.count
     }
 
@@ -128,7 +125,7 @@ struct JournalRecords: Sendable {
 }
 
 /// What a delivery round reads of the journal after the last delivery: the transactions and their records,
-/// in one read transaction, through SQLite's C API.
+/// in one read transaction (through SQLite's C API on its fast path).
 struct RoundJournal: Sendable {
     /// The journal position the round reads up to (the last transaction's sequence).
     let end: Int64
@@ -143,17 +140,17 @@ struct RoundJournal: Sendable {
     /// Reads the journal after `start`; nil when nothing was committed since. The records are taken from
     /// `handOff` when it holds every transaction of the interval as the journal holds it (see
     /// ``JournalHandOff``), else read.
-    init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: Database) throws {
+    init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: any SQLConnection) throws {
         // One statement: the transactions after `start` (the newest is never pruned: the last is the journal's
         // end) and the floor.
         var transactions: [JournalTransaction] = []
         var floor: Int64 = 0
-        try RawQuery(db, """
-            SELECT \(JournalTransaction.columns), (SELECT floor FROM change_journal WHERE id = 1)
+        try RawQuery.forEachRow(db, """
+            SELECT \(JournalTransaction.columns), (SELECT floor FROM change_journal WHERE id = 1) AS journalFloor
             FROM change_transaction WHERE seq > ? ORDER BY seq
-            """).forEachRow(start) { row in
-            transactions.append(JournalTransaction(statement: row))
-            floor = sqlite3_column_int64(row, 4)
+            """, [start]) { row in
+            transactions.append(JournalTransaction(sequence: row.int64(0), author: row.text(1), date: row.double(2), stamp: row.int64(3)))
+            floor = row.int64(4)
         }
         guard let last = transactions.last else { return nil }
         (end, self.floor, self.start) = (last.sequence, floor, start)

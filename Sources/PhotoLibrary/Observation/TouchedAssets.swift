@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 
 /// Step 1 of ``IncrementalFetch``: the assets the journal's records in an interval touch, each with its first
 /// record in the interval (whose previous values are the asset's state at the interval's start).
@@ -42,7 +42,7 @@ struct TouchedAssets {
     /// when it read them all (`start` is not before the round's start), else from the journal.
     ///
     /// - Throws: ``IncrementalFetch/Unmaintainable`` when more than `limit` assets are touched.
-    init(from start: Int64, round: RoundJournal, of fetch: IncrementalFetch, limit: Int, _ db: Database) throws {
+    init(from start: Int64, round: RoundJournal, of fetch: IncrementalFetch, limit: Int, _ db: any SQLConnection) throws {
         if start >= round.start {
             journal = round.recorded
             let records = round.records(after: start, through: round.end)
@@ -142,19 +142,19 @@ struct TouchedAssets {
     /// (an insertion) or they can't be read.
     ///
     /// - Complexity: one row read by primary key when the records' buffer didn't keep them.
-    func previousValues(at indexes: [Int], slot: Int, _ db: Database) throws -> [DatabaseValue]? {
+    func previousValues(at indexes: [Int], slot: Int, _ db: any SQLConnection) throws -> [DatabaseValue]? {
         if let range = first[slot].previousValues {
             return journal.previousValueBytes.withUnsafeBytes { buffer in
                 PreviousValues.values(at: indexes, of: AssetRow.self, in: UnsafeRawBufferPointer(rebasing: buffer[range]))
             }
         }
-        let query = try RawQuery(db, "SELECT previousValues FROM change_record WHERE seq = ? AND objectType = ? AND objectId = ?")
         var values: [DatabaseValue]?
-        try query.forEachRow(first[slot].sequence, Int64(ObjectType.asset.rawValue), ids[slot]) { row in
-            // sqlite3_column_blob before sqlite3_column_bytes; NULL and a zero-length blob have no pointer.
-            guard let bytes = sqlite3_column_blob(row, 0) else { return }
-            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(row, 0)))
-            values = PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer)
+        try RawQuery.forEachRow(
+            db, "SELECT previousValues FROM change_record WHERE seq = ? AND objectType = ? AND objectId = ?",
+            [first[slot].sequence, Int64(ObjectType.asset.rawValue), ids[slot]]
+        ) { row in
+            guard let bytes = row.blob(0), !bytes.isEmpty else { return }
+            values = bytes.withUnsafeBytes { buffer in PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer) }
         }
         return values
     }

@@ -12,6 +12,9 @@
 /// more than ``lagLimit`` transactions behind the round (its records would be read again from the journal).
 /// A result whose incremental update turns out to be impossible (too many touched assets, history pruned)
 /// declines the round after the fact: it is read again on the round reader.
+///
+/// SQLite only (``ObservationCenter`` asks the engine's dialect): a server engine's pages are cached by the
+/// server for every connection alike, so a round gains nothing on the writer there and would only hold it.
 enum WriterRound {
     /// The most journal records a round read on the writer may have.
     static let recordLimit = 256

@@ -197,7 +197,7 @@ public final class PhotoLibrary: Sendable {
         }
         notifier = CommitNotifier(libraryDirectory: url, pollInterval: options.commitPollInterval)
         observation = ObservationCenter(
-            database: database, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
+            storage: storage, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }
 
     /// Opens an existing database read-only to check, before anything writes to it, that it is a photosync
