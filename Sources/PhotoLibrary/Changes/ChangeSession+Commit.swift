@@ -234,10 +234,12 @@ extension ChangeSession {
             longitude = (oldSum.1 + delta.longitude) / Double(located)
         }
         // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
-        let start = try db.fetchValue(
-            Double.self, sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?", arguments: [row.id], cached: true)
-        let end = try db.fetchValue(
-            Double.self, sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?", arguments: [row.id], cached: true)
+        let start = try db.fetchRepeatedValue(
+            Double.self, sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?",
+            arguments: [row.id])
+        let end = try db.fetchRepeatedValue(
+            Double.self, sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?",
+            arguments: [row.id])
         try db.executeRepeated(
             sql: """
                 UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
@@ -262,9 +264,9 @@ extension ChangeSession {
                 span = (columns.int64(0), columns.optionalDouble(1), columns.optionalDouble(2))
                 return false
             }
-            let existing = try db.fetchRecords(
-                CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE momentYear = ?", arguments: [year], cached: true
-            ).first
+            let existing = try db.fetchRepeatedRecord(
+                CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE momentYear = ?",
+                arguments: [year])
             if span.count == 0 {
                 if let existing {
                     try touchList(existing.id)
@@ -293,9 +295,9 @@ extension ChangeSession {
     // MARK: Smart albums
 
     private func maintainSmartAlbums(_ after: [Int64: AssetRow]) throws {
-        let smartAlbums = try db.fetchRecords(
+        let smartAlbums = try db.fetchRepeatedRecords(
             AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE type = ?",
-            arguments: [AssetCollectionType.smartAlbum.rawValue], cached: true)
+            arguments: [AssetCollectionType.smartAlbum.rawValue])
         guard !smartAlbums.isEmpty else { return }
         let recentSince = SmartAlbumRule.recentSince
         var deltas: [Int64: Int] = [:]
@@ -524,9 +526,9 @@ struct JournalBatch {
     /// - Returns: the transaction's sequence number.
     /// - Throws: the engine's error.
     func write(author: String, date: Double, stamp: Int64, _ db: any SQLConnection) throws -> Int64 {
-        guard let sequence = try db.fetchValue(
+        guard let sequence = try db.fetchRepeatedValue(
             Int64.self, sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?) RETURNING seq",
-            arguments: [author, date, stamp], cached: true)
+            arguments: [author, date, stamp])
         else {
             throw PhotoLibraryError.database(code: -1, message: "the journal's new transaction has no sequence number")
         }

@@ -6,32 +6,30 @@ import LibraryStorage
 /// with GRDB's authorizer called back for every column — cost a batch of a scan more than its inserts.
 extension ChangeSession {
     func assetRow(id: Int64) throws -> AssetRow? {
-        try db.fetchRecords(AssetRow.self, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id], cached: true).first
+        try db.fetchRepeatedRecord(AssetRow.self, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id])
     }
 
     func collectionRow(id: Int64) throws -> AssetCollectionRow? {
-        try db.fetchRecords(
-            AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE id = ?", arguments: [id], cached: true
-        ).first
+        try db.fetchRepeatedRecord(
+            AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE id = ?",
+            arguments: [id])
     }
 
     func listRow(id: Int64) throws -> CollectionListRow? {
-        try db.fetchRecords(
-            CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE id = ?", arguments: [id], cached: true
-        ).first
+        try db.fetchRepeatedRecord(
+            CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE id = ?",
+            arguments: [id])
     }
 
     func collectionRowIfAny(localIdentifier: String) throws -> AssetCollectionRow? {
-        try db.fetchRecords(
+        try db.fetchRepeatedRecord(
             AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE localIdentifier = ?",
-            arguments: [localIdentifier], cached: true
-        ).first
+            arguments: [localIdentifier])
     }
 
     func listRowIfAny(localIdentifier: String) throws -> CollectionListRow? {
-        try db.fetchRecords(
+        try db.fetchRepeatedRecord(
             CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE localIdentifier = ?",
-            arguments: [localIdentifier], cached: true
-        ).first
+            arguments: [localIdentifier])
     }
 }

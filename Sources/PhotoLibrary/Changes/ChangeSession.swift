@@ -235,8 +235,9 @@ final class ChangeSession: @unchecked Sendable {
 
     func assetID(for localIdentifier: String) throws -> Int64 {
         if let id = createdByIdentifier[localIdentifier] { return id }
-        guard let id = try db.fetchValue(
-            Int64.self, sql: "SELECT id FROM asset WHERE localIdentifier = ?", arguments: [localIdentifier], cached: true)
+        guard let id = try db.fetchRepeatedValue(
+            Int64.self, sql: "SELECT id FROM asset WHERE localIdentifier = ?",
+            arguments: [localIdentifier])
         else {
             throw PhotoLibraryError.objectNotFound(localIdentifier: localIdentifier)
         }
@@ -285,8 +286,9 @@ final class ChangeSession: @unchecked Sendable {
             nextIDs[table] = next + 1
             return next
         case .postgres:
-            guard let next = try db.fetchValue(
-                Int64.self, sql: "SELECT nextval(pg_get_serial_sequence(?, 'id'))", arguments: [table], cached: true)
+            guard let next = try db.fetchRepeatedValue(
+                Int64.self, sql: "SELECT nextval(pg_get_serial_sequence(?, 'id'))",
+                arguments: [table])
             else {
                 throw PhotoLibraryError.database(code: -1, message: "\(table) has no id sequence")
             }
@@ -330,8 +332,9 @@ final class ChangeSession: @unchecked Sendable {
     /// its aggregates, or deletes it if no asset ends up in it.
     func moment(forDay day: String) throws -> Int64 {
         if let known = momentsByDay[day] { return known }
-        if let found = try db.fetchValue(
-            Int64.self, sql: "SELECT id FROM asset_collection WHERE momentDay = ?", arguments: [day], cached: true)
+        if let found = try db.fetchRepeatedValue(
+            Int64.self, sql: "SELECT id FROM asset_collection WHERE momentDay = ?",
+            arguments: [day])
         {
             momentsByDay[day] = found
             return found

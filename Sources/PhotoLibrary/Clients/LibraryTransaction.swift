@@ -24,6 +24,10 @@ import LibraryStorage
 ///     }
 /// }
 /// ```
+///
+/// The steps and writes are handed GRDB's `Database`: this API is SQLite's for now. The block itself runs on
+/// the library's storage engine; the transaction hands its clients the SQLite connection under it
+/// (`unmovedDatabase`), which a library on another engine doesn't have.
 public struct LibraryTransaction {
     let session: ChangeSession
 
