@@ -7,7 +7,8 @@ extension PhotoLibrary {
     /// The author recorded for commits that don't name one: the process's name.
     public static var defaultAuthor: String { ProcessInfo.processInfo.processName }
 
-    /// Runs a change block and commits every request made in it in one transaction of the library's storage — all or nothing.
+    /// Runs a change block and commits every request made in it in one transaction of the library's storage
+    /// engine — all or nothing.
     ///
     /// Inside the block, make requests with ``AssetChangeRequest``, ``AssetCollectionChangeRequest`` and
     /// ``CollectionListChangeRequest``. When the block returns, derived collections (smart albums, moments,
