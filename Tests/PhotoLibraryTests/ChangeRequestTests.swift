@@ -4,8 +4,8 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct ChangeRequestTests {
-    @Test func creatingFromAFileCopiesItIntoContentAddressedOriginals() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func creatingFromAFileCopiesItIntoContentAddressedOriginals(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let file = test.directory.file("in/IMG_0001.JPG", seed: 42, size: 100_000)
         var identifier = ""
         try test.library.performChangesAndWait {
@@ -28,8 +28,8 @@ import Testing
         #expect(try Data(contentsOf: stored) == Data(contentsOf: file))
     }
 
-    @Test func referencedFilesStayInPlace() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func referencedFilesStayInPlace(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let file = test.directory.file("in/clip.mov", seed: 3)
         try test.library.performChangesAndWait {
             _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: .init(storage: .referenced))
@@ -41,8 +41,8 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: test.library.url.appending(path: "originals").path).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test func aFailingBlockLeavesNothingBehind() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func aFailingBlockLeavesNothingBehind(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let before = try test.library.currentChangeToken
         let file = test.directory.file("a.jpg", seed: 1)
         #expect(throws: PhotoLibraryError.objectNotFound(localIdentifier: "nope")) {
@@ -58,9 +58,9 @@ import Testing
         #expect(try test.library.currentChangeToken == before)
     }
 
-    @Test func anErrorThrownByTheBlockRollsBack() throws {
+    @Test(arguments: SQLitePaths.allCases) func anErrorThrownByTheBlockRollsBack(paths: SQLitePaths) throws {
         struct Oops: Error {}
-        let test = try TestLibrary()
+        let test = try TestLibrary(paths: paths)
         #expect(throws: Oops.self) {
             try test.library.performChangesAndWait {
                 _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Half")
@@ -70,8 +70,8 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test func invalidValuesAreTypedErrors() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func invalidValuesAreTypedErrors(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1)[0]
         #expect {
             try test.library.performChangesAndWait {
@@ -84,8 +84,8 @@ import Testing
         #expect(try test.library.fetchAssets().first?.location == nil)
     }
 
-    @Test func unreadableFileFailsTheBlock() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func unreadableFileFailsTheBlock(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         #expect {
             try test.library.performChangesAndWait {
                 _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: URL(fileURLWithPath: "/nonexistent/x.jpg"))
@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    @Test func deletingAnAssetRemovesItsUnreferencedOriginal() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func deletingAnAssetRemovesItsUnreferencedOriginal(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let file = test.directory.file("a.jpg", seed: 9)
         try test.library.performChangesAndWait {
             _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: file)
@@ -112,8 +112,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: stored.path))
     }
 
-    @Test func albumMembershipOperationsKeepTheOrder() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func albumMembershipOperationsKeepTheOrder(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let a = try test.makeAssets(6)
         var albumID = ""
         try test.library.performChangesAndWait {
@@ -149,8 +149,8 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).firstObject?.estimatedAssetCount == 1)
     }
 
-    @Test func placeholdersCanBeAddedInTheSameBlock() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func placeholdersCanBeAddedInTheSameBlock(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let file = test.directory.file("x.png", seed: 5)
         try test.library.performChangesAndWait {
             let asset = AssetChangeRequest.creationRequestForAsset(fromFileAt: file)
@@ -164,8 +164,8 @@ import Testing
         #expect(try test.library.fetchCollectionLists(containing: album).firstObject?.localizedTitle == "Folder")
     }
 
-    @Test func membershipErrorsAreTypedAndAtomic() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func membershipErrorsAreTypedAndAtomic(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let a = try test.makeAssets(2)
         try test.library.performChangesAndWait {
             AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "A").addAssets([a[0]])
@@ -192,8 +192,8 @@ import Testing
         }
     }
 
-    @Test func foldersNestAndRefuseCycles() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func foldersNestAndRefuseCycles(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             let outer = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Outer")
             let inner = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Inner")
@@ -225,8 +225,8 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test func renamingAlbumsAndFolders() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func renamingAlbumsAndFolders(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Old")
             _ = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Old folder")
@@ -242,17 +242,17 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).firstObject?.localIdentifier == album.localIdentifier)
     }
 
-    @Test func asyncPerformChangesCommits() async throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func asyncPerformChangesCommits(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         try await test.library.performChanges(author: "async") {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Async")
         }
         #expect(try test.library.fetchAssetCollections(with: .album).count == 1)
     }
 
-    @Test("performChanges returns what its block returns, once committed; a failing block returns nothing")
-    func theBlocksValueIsTheCallsResult() async throws {
-        let test = try TestLibrary()
+    @Test("performChanges returns what its block returns, once committed; a failing block returns nothing", arguments: SQLitePaths.allCases)
+    func theBlocksValueIsTheCallsResult(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let id = try await library.performChanges {
             let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Returned")

@@ -33,9 +33,9 @@ struct ClientSchemaTests {
         try library.readClientState { db in try db.tableExists(table) }
     }
 
-    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing")
-    func appliedOnce() throws {
-        let test = try TestLibrary()
+    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing", arguments: SQLitePaths.allCases)
+    func appliedOnce(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
         try test.library.attach(Self.schema1)
         try test.library.attach(Self.schema1)
@@ -46,9 +46,9 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 0)
     }
 
-    @Test("A newer series on a library an older one migrated applies only its new migrations")
-    func migratesForward() throws {
-        let test = try TestLibrary()
+    @Test("A newer series on a library an older one migrated applies only its new migrations", arguments: SQLitePaths.allCases)
+    func migratesForward(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         #expect(try !Self.tableExists(test.library, "test_note"))
         let reopened = try PhotoLibrary(url: test.library.url)
@@ -57,14 +57,14 @@ struct ClientSchemaTests {
         #expect(try Self.tableExists(reopened, "test_note"))
         #expect(try reopened.clientSchemaVersion(of: "tests.tags") == 2)
         // A new library gets the whole series at once, in version order.
-        let fresh = try TestLibrary()
+        let fresh = try TestLibrary(paths: paths)
         try fresh.library.attach(Self.schema2)
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was")
-    func newerVersionIsAnError() throws {
-        let test = try TestLibrary()
+    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was", arguments: SQLitePaths.allCases)
+    func newerVersionIsAnError(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema2)
         let older = try PhotoLibrary(url: test.library.url)
         #expect(throws: PhotoLibraryError.clientSchemaTooNew(client: "tests.tags", found: 2, supported: 1)) {
@@ -76,9 +76,9 @@ struct ClientSchemaTests {
         try older.attach(LibraryClientSchema(name: "tests.other", migrations: [ClientMigration(version: 1, name: "x", sql: "CREATE TABLE other_x (y)")]))
     }
 
-    @Test("A migration that fails applies nothing of the series; malformed series are refused")
-    func failuresApplyNothing() throws {
-        let test = try TestLibrary()
+    @Test("A migration that fails applies nothing of the series; malformed series are refused", arguments: SQLitePaths.allCases)
+    func failuresApplyNothing(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let broken = LibraryClientSchema(name: "tests.tags", migrations: [Self.v1, ClientMigration(version: 2, name: "bad", sql: "CREATE TABLE test_note (; ")])
         #expect(throws: PhotoLibraryError.self) { try test.library.attach(broken) }
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
@@ -93,9 +93,9 @@ struct ClientSchemaTests {
         }
     }
 
-    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing")
-    func adoption() throws {
-        let test = try TestLibrary()
+    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing", arguments: SQLitePaths.allCases)
+    func adoption(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         // What an earlier build left: the tables of migration 1, with rows, and no record of the client.
         let asset = try test.makeAssets(1)[0]
         try test.library.database.write { db in
@@ -110,7 +110,7 @@ struct ClientSchemaTests {
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 2)
         _ = asset
 
-        let partial = try TestLibrary()
+        let partial = try TestLibrary(paths: paths)
         try partial.library.database.write { db in try db.execute(sql: "CREATE TABLE test_tag (assetId, tag)") }
         do {
             try partial.library.attach(adopting)
@@ -122,14 +122,14 @@ struct ClientSchemaTests {
         #expect(try partial.library.clientSchemaVersion(of: "tests.tags") == 0)
         #expect(try !Self.tableExists(partial.library, "test_runs"))
         // Without any of the tables, the series runs from the start.
-        let fresh = try TestLibrary()
+        let fresh = try TestLibrary(paths: paths)
         try fresh.library.attach(adopting)
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A client's row refers to an asset created in the same block: both commit in one transaction")
-    func writesInTheSameTransaction() throws {
-        let test = try TestLibrary()
+    @Test("A client's row refers to an asset created in the same block: both commit in one transaction", arguments: SQLitePaths.allCases)
+    func writesInTheSameTransaction(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let file = test.directory.file("a.jpg", seed: 1, size: 64)
         let identifier: String = try test.library.performChangesAndWait(author: "tests") {
@@ -149,9 +149,9 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 1)
     }
 
-    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block")
-    func rollback() throws {
-        let test = try TestLibrary()
+    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block", arguments: SQLitePaths.allCases)
+    func rollback(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let assets = try test.makeAssets(2)
         let asset = assets[0]
@@ -193,9 +193,9 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 2)
     }
 
-    @Test("Attaching inside a block commits with the block, or rolls back with it")
-    func attachInsideABlock() throws {
-        let test = try TestLibrary()
+    @Test("Attaching inside a block commits with the block, or rolls back with it", arguments: SQLitePaths.allCases)
+    func attachInsideABlock(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try test.library.performChangesAndWait(author: "tests") {
@@ -210,14 +210,14 @@ struct ClientSchemaTests {
         #expect(try Self.runs(test.library) == [1])
     }
 
-    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle")
-    func clientStateWakesWaiters() async throws {
+    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle", arguments: SQLitePaths.allCases)
+    func clientStateWakesWaiters(paths: SQLitePaths) async throws {
         let options: PhotoLibrary.Options = {
             var options = PhotoLibrary.Options()
             options.commitPollInterval = nil  // Only notifications wake waiters: the test fails if none comes.
             return options
         }()
-        let test = try TestLibrary(options: options)
+        let test = try TestLibrary(paths: paths, options: options)
         try test.library.attach(Self.schema1)
         try test.makeAssets(1)
         let token = try test.library.historyStatus().currentToken
@@ -244,9 +244,9 @@ struct ClientSchemaTests {
         #expect(try await !library.waitForClientState(timeout: .milliseconds(50)) { _ in false })
     }
 
-    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it")
-    func assetPathRoots() throws {
-        let test = try TestLibrary()
+    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it", arguments: SQLitePaths.allCases)
+    func assetPathRoots(paths sqlitePaths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: sqlitePaths)
         let root = test.directory.url.appending(path: "root").path
         let files = ["a/x.jpg", "inner/y.jpg"].enumerated().map { test.directory.file("root/\($1)", seed: UInt64($0), size: 64) }
         try test.library.performChangesAndWait(author: "tests") {
@@ -273,9 +273,9 @@ struct ClientSchemaTests {
         #expect(try paths("path == nil") == [])
     }
 
-    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in")
-    func keptTransactionFailsTheBlockItIsUsedIn() throws {
-        let test = try TestLibrary()
+    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in", arguments: SQLitePaths.allCases)
+    func keptTransactionFailsTheBlockItIsUsedIn(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let asset = try test.makeAssets(1)[0]
         var kept: LibraryTransaction?

@@ -5,8 +5,8 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct DerivedCollectionTests {
-    @Test func smartAlbumsFollowEveryChange() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func smartAlbumsFollowEveryChange(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(4) { index, request in
             if index == 0 { request.isFavorite = true }
             if index == 1 { request.mediaType = .video }
@@ -37,8 +37,8 @@ import Testing
         #expect(!containing.contains(.smartAlbumAllHidden))
     }
 
-    @Test func momentsGroupByLocalDayAndYear() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func momentsGroupByLocalDayAndYear(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(5) { index, request in
             switch index {
             case 0:  // 23:30 at UTC+2 on May 3 is 21:30 UTC May 3
@@ -81,9 +81,9 @@ import Testing
     /// A new asset's row is written with its moment, which is created then if its day has none. When the
     /// asset is re-dated or deleted later in the block, the moment made for it ends up empty: it must go, and
     /// the journal must not mention it.
-    @Test("A moment made for a new asset that is re-dated or deleted in the same block leaves no trace")
-    func momentMadeInTheBlockAndLeftEmpty() throws {
-        let test = try TestLibrary()
+    @Test("A moment made for a new asset that is re-dated or deleted in the same block leaves no trace", arguments: SQLitePaths.allCases)
+    func momentMadeInTheBlockAndLeftEmpty(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.library.performChangesAndWait {
             let album = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Forces the rows")
@@ -110,8 +110,8 @@ import Testing
         #expect(all.count == 1)
     }
 
-    @Test func burstsShowOnlyTheirRepresentativeByDefault() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func burstsShowOnlyTheirRepresentativeByDefault(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(4) { index, request in
             request.creationDate = .utc(2024, 1, 1, 10, index)
             if index < 3 { request.burstIdentifier = "B1" }
@@ -131,9 +131,9 @@ import Testing
 
 @Suite struct DerivedAggregateTests {
     /// Moment and album aggregates are kept incrementally; they must equal a computation from scratch.
-    @Test(arguments: [5, 6, 7] as [UInt64])
-    func incrementalAggregatesEqualRecomputation(seed: UInt64) throws {
-        let test = try TestLibrary()
+    @Test(arguments: [5, 6, 7] as [UInt64], SQLitePaths.allCases)
+    func incrementalAggregatesEqualRecomputation(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         for _ in 0..<40 { try? changes.performBlock(on: test.library) }
         let rows = try test.library.database.read { db in

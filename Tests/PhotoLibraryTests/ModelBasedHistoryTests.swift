@@ -28,9 +28,9 @@ import Testing
         return sets
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64], [true, false])
-    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64, fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], SQLitePaths.allCases)
+    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         var saved: [Saved] = [Saved(token: try test.library.currentChangeToken, state: try test.library.fetchCurrentState())]
         var source = RandomSource(seed: seed &* 31)

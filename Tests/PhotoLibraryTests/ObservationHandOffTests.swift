@@ -62,9 +62,9 @@ import Testing
     /// For random commits, every round interval the hand-off holds gives the transactions and records the
     /// journal holds, byte for byte, whatever the interval's start; and the details made from them are those
     /// of fetching again.
-    @Test(arguments: [1, 2, 3] as [UInt64], [true, false])
-    func handedRecordsAreTheJournals(seed: UInt64, fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: [1, 2, 3] as [UInt64], SQLitePaths.allCases)
+    func handedRecordsAreTheJournals(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         var g = RandomSource(seed: seed)
         _ = try test.makeAssets(30) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index % 7) * 86_400) }
@@ -94,8 +94,8 @@ import Testing
 
     /// Commits through two handles of one library, interleaved: the writer's hand-off lacks the other
     /// handle's transaction, so its rounds over it read the journal, and describe the other's change too.
-    @Test(arguments: [true, false]) func aCommitFromAnotherHandleInTheIntervalIsRead(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aCommitFromAnotherHandleInTheIntervalIsRead(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let other = try PhotoLibrary(url: test.library.url)
         let assets = try ObservationWriterRoundTests.makeAssets(test, 60)
         let library = test.library
@@ -138,8 +138,8 @@ import Testing
 
     /// A commit that SQLite rolled back is never handed off: its sequence number is given to the next commit,
     /// here another handle's, whose round must describe that commit and not the rolled-back one.
-    @Test(arguments: [true, false]) func aRolledBackCommitIsNeverHandedOff(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aRolledBackCommitIsNeverHandedOff(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let other = try PhotoLibrary(url: library.url)
         let assets = try ObservationWriterRoundTests.makeAssets(test, 20)
@@ -168,8 +168,8 @@ import Testing
 
     /// A round whose interval starts below the journal's floor gets the transactions the journal kept, as it
     /// would reading them: not those the hand-off still holds.
-    @Test(arguments: [true, false]) func aPrunedIntervalIsReadFromTheJournal(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aPrunedIntervalIsReadFromTheJournal(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try test.makeAssets(5)
         let start = try library.currentChangeToken.sequence
@@ -227,8 +227,8 @@ import Testing
     /// The state at the end of a round of the writer's own updates is known from the rows its commit handed
     /// off: no read of the touched assets. A round that may change a membership (a property of the condition,
     /// an insertion) or holds another handle's commit reads them; the details are those of fetching again.
-    @Test(arguments: [true, false]) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let other = try PhotoLibrary(url: library.url)
         let assets = try ObservationWriterRoundTests.makeAssets(test, 40)
@@ -267,8 +267,8 @@ import Testing
 
     /// A round of several commits touching the same assets: their state at the end is their last update's
     /// row, and an asset updated then deleted is gone.
-    @Test(arguments: [true, false]) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try ObservationWriterRoundTests.makeAssets(test, 30)
         let result = try library.fetchAssets(options: Self.byDate)
@@ -326,8 +326,8 @@ import Testing
     /// A backup restored into the library while a handle is open (SQLite's backup into the live file, as the
     /// `sqlite3` shell's `.restore` does) can give a sequence number the handle committed to another
     /// transaction: the hand-off's records of it are stale, and the round reads the journal.
-    @Test(arguments: [true, false]) func aTransactionRewrittenUnderItsNumberIsReadFromTheJournal(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aTransactionRewrittenUnderItsNumberIsReadFromTheJournal(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try ObservationWriterRoundTests.makeAssets(test, 20)
         let start = try library.currentChangeToken.sequence

@@ -19,8 +19,8 @@ import Testing
         g.chance(0.05) ? nil : Date(timeIntervalSince1970: 1_300_000_000 + Double(g.int(in: 0...315_360_000)))
     }
 
-    static func makeLibrary(seed: UInt64, fastPaths: Bool) throws -> TestLibrary {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    static func makeLibrary(seed: UInt64, paths: SQLitePaths) throws -> TestLibrary {
+        let test = try TestLibrary(paths: paths)
         var g = RandomSource(seed: seed)
         try test.library.performChangesAndWait {
             for index in 0..<assetCount {
@@ -67,9 +67,9 @@ import Testing
         g = local
     }
 
-    @Test(arguments: [11, 12] as [UInt64], [true, false])
-    func largeResultsFollowedRoundAfterRoundEqualFetchingAgain(seed: UInt64, fastPaths: Bool) throws {
-        let test = try Self.makeLibrary(seed: seed, fastPaths: fastPaths)
+    @Test(arguments: [11, 12] as [UInt64], SQLitePaths.allCases)
+    func largeResultsFollowedRoundAfterRoundEqualFetchingAgain(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try Self.makeLibrary(seed: seed, paths: paths)
         let library = test.library
         let sorts: [(name: String, options: FetchOptions, dense: Bool)] = [
             ("by date", FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]), true),

@@ -97,9 +97,9 @@ import Testing
         return fetches
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64], [true, false])
-    func incrementalDetailsEqualFetchingAgainAndDiffing(seed: UInt64, fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], SQLitePaths.allCases)
+    func incrementalDetailsEqualFetchingAgainAndDiffing(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         var g = RandomSource(seed: seed)
         try library.performChangesAndWait {
@@ -165,8 +165,8 @@ import Testing
         #expect(readInMemory > 0)
     }
 
-    @Test(arguments: [true, false]) func oneAssetMovedFromFrontToBackIsOneMove(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func oneAssetMovedFromFrontToBackIsOneMove(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(300) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index) * 3600) }
         let result = try test.library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
         let start = try test.library.currentChangeToken.sequence
@@ -190,8 +190,8 @@ import Testing
 
     /// A consumer lagging behind deliveries: the next round is read while it still holds the first result,
     /// and only then does it make the successor. That successor must still get the next round's details.
-    @Test(arguments: [true, false]) func aSuccessorMadeAfterTheNextRoundWasReadStillGetsItsDetails(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aSuccessorMadeAfterTheNextRoundWasReadStillGetsItsDetails(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(50) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index) * 3600) }
         let sort = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
         let first = try test.library.fetchAssets(options: sort)
@@ -219,8 +219,8 @@ import Testing
         #expect(moves == [[5, 0]])
     }
 
-    @Test(arguments: [true, false]) func emptyToSomeAndBackToEmpty(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func emptyToSomeAndBackToEmpty(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         var result = try test.library.fetchAssets(options: FetchOptions(predicate: "isFavorite"))
         #expect(result.isEmpty)
         var start = try test.library.currentChangeToken.sequence
@@ -240,8 +240,8 @@ import Testing
         #expect(try test.library.observation.readChanges(after: start).last?.changeDetails(for: result) == nil)
     }
 
-    @Test(arguments: [true, false]) func objectDetailsDescribeTheEndOfTheirRoundEvenAfterLaterChanges(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func objectDetailsDescribeTheEndOfTheirRoundEvenAfterLaterChanges(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(2)
         let start = try test.library.currentChangeToken.sequence
         try test.library.performChangesAndWait {
@@ -260,8 +260,8 @@ import Testing
         #expect(change.changeDetails(for: assets[1])?.objectWasDeleted == true)
     }
 
-    @Test(arguments: [true, false]) func tooManyTouchedAssetsFallBackToFetchingAgain(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func tooManyTouchedAssetsFallBackToFetchingAgain(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(40)
         let result = try test.library.fetchAssets()
         let start = try test.library.currentChangeToken.sequence

@@ -82,8 +82,8 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(!reversed.hasIncrementalChanges)
     }
 
-    @Test(arguments: [true, false]) func anObserverGetsDetailsForItsFetchResult(fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func anObserverGetsDetailsForItsFetchResult(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(5) { index, request in request.creationDate = .utc(2024, 1, 1 + index) }
         let before = try test.library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
         var iterator = try test.library.changes().makeAsyncIterator()
@@ -116,9 +116,9 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(await waitUntil { observer.changes.withLock { $0.map(\.changeToken) }.contains(token) })
     }
 
-    @Test("An actor observer gets every transaction once, in commit order, one call at a time — from two handles", arguments: [true, false])
-    func actorObserver(fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test("An actor observer gets every transaction once, in commit order, one call at a time — from two handles", arguments: SQLitePaths.allCases)
+    func actorObserver(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let other = try PhotoLibrary(url: test.library.url)
         let observer = SlowActorObserver()
         try test.library.register(observer)
@@ -153,8 +153,8 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(await observer.sequences == committed)
     }
 
-    @Test(arguments: [true, false]) func unrelatedChangesGiveNoDetails(fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func unrelatedChangesGiveNoDetails(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3) { _, request in request.mediaType = .video }
         let images = try test.library.fetchAssets(with: .image)
         var iterator = try test.library.changes().makeAsyncIterator()
@@ -163,9 +163,9 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(change.changeDetails(for: images) == nil)
     }
 
-    @Test(arguments: [21, 22] as [UInt64], [true, false])
-    func detailsOfRandomTransactionsApplyToTheBeforeResult(seed: UInt64, fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: [21, 22] as [UInt64], SQLitePaths.allCases)
+    func detailsOfRandomTransactionsApplyToTheBeforeResult(seed: UInt64, paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         for _ in 0..<5 { try? changes.performBlock(on: test.library) }
         let options = FetchOptions(predicate: "NOT isFavorite OR creationDate > \"2021-06-01T00:00:00Z\"", sortDescriptors: [FetchSort(key: "creationDate", ascending: false)])
@@ -194,8 +194,8 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         }
     }
 
-    @Test(arguments: [true, false]) func anObserverReceivesCommitsFromAnotherProcess(fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func anObserverReceivesCommitsFromAnotherProcess(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let albums = try test.library.fetchAssetCollections(with: .album)
         var iterator = try test.library.changes().makeAsyncIterator()
         let pipe = Pipe()

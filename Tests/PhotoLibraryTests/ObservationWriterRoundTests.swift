@@ -28,8 +28,8 @@ import Testing
         #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: options)).keys)
     }
 
-    @Test(arguments: [true, false]) func aSmallRoundOfFollowedResultsReadsOnTheWriter(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aSmallRoundOfFollowedResultsReadsOnTheWriter(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 300)
         let result = try test.library.fetchAssets(options: Self.byDate)
         let start = try test.library.currentChangeToken.sequence
@@ -44,8 +44,8 @@ import Testing
     }
 
     /// A result that has to be fetched again would hold the writer for the whole fetch.
-    @Test(arguments: [true, false]) func aRoundWithAResultFetchedAgainReadsOnTheRoundReader(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aRoundWithAResultFetchedAgainReadsOnTheRoundReader(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let limited = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")], fetchLimit: 7)
         var followed = try test.library.fetchAssets(options: Self.byDate)
@@ -68,8 +68,8 @@ import Testing
     }
 
     /// Many records: albums, so that the assets touched stay few enough to follow incrementally.
-    @Test(arguments: [true, false]) func aRoundOfManyRecordsReadsOnTheRoundReader(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aRoundOfManyRecordsReadsOnTheRoundReader(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let result = try test.library.fetchAssets(options: Self.byDate)
         let start = try test.library.currentChangeToken.sequence
@@ -86,8 +86,8 @@ import Testing
     }
 
     /// A result more than ``WriterRound/lagLimit`` transactions behind: its records would be read again.
-    @Test(arguments: [true, false]) func aRoundWithALaggingResultReadsOnTheRoundReader(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aRoundWithALaggingResultReadsOnTheRoundReader(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let lagging = try test.library.fetchAssets(options: Self.byDate)
         // Transactions touching one asset: few enough to follow incrementally from that far back.
@@ -106,8 +106,8 @@ import Testing
 
     /// A round admitted on the writer whose result turns out to need fetching again (more touched assets than
     /// the incremental path follows) is read again on the round reader.
-    @Test(arguments: [true, false]) func aRoundThatCannotBeFollowedIsReadAgainOnTheRoundReader(fastPaths: Bool) throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func aRoundThatCannotBeFollowedIsReadAgainOnTheRoundReader(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 40)
         let result = try test.library.fetchAssets(options: Self.byDate)
         #expect(assets.count > IncrementalFetch.maximumTouched(count: result.count))
@@ -122,8 +122,8 @@ import Testing
     }
 
     /// Observers get their deliveries from rounds read on the writer, in commit order, with the details.
-    @Test(arguments: [true, false]) func observersAreDeliveredRoundsReadOnTheWriter(fastPaths: Bool) async throws {
-        let test = try TestLibrary(fastPaths: fastPaths)
+    @Test(arguments: SQLitePaths.allCases) func observersAreDeliveredRoundsReadOnTheWriter(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 50)
         var result = try test.library.fetchAssets(options: Self.byDate)
         let stream = try test.library.changes()

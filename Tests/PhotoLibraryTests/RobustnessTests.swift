@@ -5,8 +5,8 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct RobustnessTests {
-    @Test func aFullDiskFailsTheCommitAndLeavesTheLibraryAsItWas() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func aFullDiskFailsTheCommitAndLeavesTheLibraryAsItWas(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(3)
         let before = try test.library.fetchCurrentState()
         // SQLite's own "database or disk is full" condition, on the writer connection.
@@ -30,8 +30,8 @@ import Testing
         #expect(after.assetCollectionIdentifiers == before.assetCollectionIdentifiers)
     }
 
-    @Test func readOnlyStorageFailsTheCommitAndLeavesTheLibraryAsItWas() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func readOnlyStorageFailsTheCommitAndLeavesTheLibraryAsItWas(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(2)
         let before = try test.library.fetchCurrentState()
         // SQLite's own read-only condition on the writer connection (permissions can't deny root).
@@ -49,8 +49,8 @@ import Testing
         #expect(try test.library.currentChangeToken == before.changeToken)
     }
 
-    @Test func requestsForDeletedObjectsFailTheBlock() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func requestsForDeletedObjectsFailTheBlock(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1)[0]
         try test.library.performChangesAndWait { AssetChangeRequest.deleteAssets([asset]) }
         #expect(throws: PhotoLibraryError.objectNotFound(localIdentifier: asset.localIdentifier)) {
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func transientCollectionsAreNeverStored() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func transientCollectionsAreNeverStored(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         let transient = AssetCollection.transientAssetCollection(with: [assets[2], assets[0]], title: "Picked")
         #expect(transient.isTransient)
@@ -71,8 +71,8 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test func concurrentWritersInTwoProcessesBothLand() async throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func concurrentWritersInTwoProcessesBothLand(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let pipe = Pipe()
         let writer = try CrossProcessTests.startWriter([test.library.url.path, "commit", "40"], output: pipe)
         for index in 0..<40 {
@@ -87,8 +87,8 @@ import Testing
         #expect(authors.filter { $0 == "tests" }.count == 40)
     }
 
-    @Test func concurrentReadersDuringAWrite() async throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func concurrentReadersDuringAWrite(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(50)
         let library = test.library
         try await withThrowingTaskGroup(of: Int.self) { group in

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 extension AssetChangeRequest {
     /// Commits an edit made through a ``ContentEditingOutput``: the rendered file is copied into the
@@ -53,7 +54,7 @@ extension AssetChangeRequest {
             renderedFileSize: imported.size,
             renderedUniformTypeIdentifier: UniformType.guess(forFileName: output.renderedContentURL.lastPathComponent).identifier,
             baseContentHash: output.input.baseContentHash, adjustedAt: session.now)
-        try adjustment.save(session.db)
+        try adjustment.save(in: session.db)
         try session.editAsset(rowID) { row in
             if let old = row.adjustedContentHash, old != imported.hash { session.releasedOriginals.insert(old) }
             row.adjustedContentHash = imported.hash

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 
 /// Creates, renames and deletes albums and edits their ordered members, inside
 /// ``PhotoLibrary/performChanges(author:_:)``.
@@ -75,7 +76,7 @@ public final class AssetCollectionChangeRequest {
         get {
             guard let session, let rowID else { return "" }
             return session.read(
-                { try String.fetchOne(session.db, sql: "SELECT title FROM asset_collection WHERE id = ?", arguments: [rowID]) }, default: "")
+                { try session.db.fetchValue(String.self, sql: "SELECT title FROM asset_collection WHERE id = ?", arguments: [rowID]) }, default: "")
         }
         set {
             edit { session, id in
@@ -97,8 +98,8 @@ public final class AssetCollectionChangeRequest {
     private func checkNew(_ session: ChangeSession, _ ids: [Int64], against members: [Int64], album: Int64) throws {
         var seen = Set(members)
         for id in ids where !seen.insert(id).inserted {
-            let asset = try String.fetchOne(session.db, sql: "SELECT localIdentifier FROM asset WHERE id = ?", arguments: [id]) ?? "#\(id)"
-            let collection = try String.fetchOne(session.db, sql: "SELECT localIdentifier FROM asset_collection WHERE id = ?", arguments: [album]) ?? "#\(album)"
+            let asset = try session.db.fetchValue(String.self, sql: "SELECT localIdentifier FROM asset WHERE id = ?", arguments: [id]) ?? "#\(id)"
+            let collection = try session.db.fetchValue(String.self, sql: "SELECT localIdentifier FROM asset_collection WHERE id = ?", arguments: [album]) ?? "#\(album)"
             throw PhotoLibraryError.duplicateMembership(assetIdentifier: asset, collectionIdentifier: collection)
         }
     }

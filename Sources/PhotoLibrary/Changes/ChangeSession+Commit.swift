@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LibraryStorage
 
 /// The kind of change the journal records for an object. Raw values are stored.
 enum ChangeKind: Int, Sendable, Hashable {
@@ -29,7 +30,8 @@ extension ChangeSession {
     func finish() throws -> JournalTransaction? {
         if let firstError { throw firstError }
         try writePendingAssets()
-        for write in clientWrites { try write(db) }
+        // Clients' writes take GRDB's connection (``LibraryTransaction``'s API is SQLite's for now).
+        for write in clientWrites { try write(db.unmovedDatabase) }
         var afterAssets = try fetchAssetsAfter(reusingWritten: true)
         if try maintainBursts(afterAssets) {
             afterAssets = try fetchAssetsAfter(reusingWritten: false)
@@ -51,7 +53,7 @@ extension ChangeSession {
             if row.burstIdentifier == nil {
                 row.representsBurst = false
             }
-            try row.update(db)
+            try row.update(in: db)
             writtenAssetRows[id] = row
         }
         pendingAssetRows.removeAll()
@@ -98,8 +100,11 @@ extension ChangeSession {
             }
         }
         for chunk in stride(from: 0, to: ids.count, by: 500) {
-            let slice = ids[chunk..<min(ids.count, chunk + 500)]
-            for row in try AssetRow.fetchAll(db, keys: slice) { result[row.id] = row }
+            let slice = Array(ids[chunk..<min(ids.count, chunk + 500)])
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            let rows = try db.fetchRecords(
+                AssetRow.self, sql: "SELECT * FROM asset WHERE id IN (\(placeholders))", arguments: StatementArguments(slice))
+            for row in rows { result[row.id] = row }
         }
         return result
     }
@@ -117,23 +122,25 @@ extension ChangeSession {
         }
         var changed = false
         for burst in bursts.sorted() {
-            let members = try Row.fetchAll(
-                db,
+            var members: [(id: Int64, represents: Bool)] = []
+            try db.forEachRow(
                 sql: """
                     SELECT id, representsBurst FROM asset WHERE burstIdentifier = ?
                     ORDER BY representsBurst DESC, (burstSelectionTypes & 2) DESC, (burstSelectionTypes & 1) DESC,
                              creationDate IS NULL, creationDate, id
                     """,
-                arguments: [burst])
-            guard !members.isEmpty else { continue }
+                arguments: [burst], cached: true
+            ) { columns in
+                members.append((columns.int64(0), columns.int64(1) != 0))
+                return true
+            }
             // The first row is the current representative if there is one, else the best candidate.
             for (index, member) in members.enumerated() {
-                let id: Int64 = member["id"]
-                let represents: Bool = member["representsBurst"]
                 let shouldRepresent = index == 0
-                if represents != shouldRepresent {
-                    try touchAsset(id)
-                    try db.execute(sql: "UPDATE asset SET representsBurst = ? WHERE id = ?", arguments: [shouldRepresent, id])
+                if member.represents != shouldRepresent {
+                    try touchAsset(member.id)
+                    try db.execute(
+                        sql: "UPDATE asset SET representsBurst = ? WHERE id = ?", arguments: [shouldRepresent ? 1 : 0, member.id])
                     changed = true
                 }
             }
@@ -194,7 +201,7 @@ extension ChangeSession {
             let moment = try moment(forDay: MomentDay.key(for: row, timeZone: library.momentTimeZone))
             deltas[moment, default: MomentDelta()].add(row, +1)
             if row.momentId != moment {
-                try db.cachedStatement(sql: "UPDATE asset SET momentId = ? WHERE id = ?").execute(arguments: [moment, id])
+                try db.executeRepeated(sql: "UPDATE asset SET momentId = ? WHERE id = ?", arguments: [moment, id])
             }
             if before?.momentId != moment {
                 if let old = before?.momentId {
@@ -227,14 +234,18 @@ extension ChangeSession {
             longitude = (oldSum.1 + delta.longitude) / Double(located)
         }
         // The span through the (momentId, creationDate) index: two look-ups, whatever the moment's size.
-        let start = try Double.fetchOne(db.cachedStatement(sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?"), arguments: [row.id])
-        let end = try Double.fetchOne(db.cachedStatement(sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?"), arguments: [row.id])
-        try db.cachedStatement(
+        let start = try db.fetchRepeatedValue(
+            Double.self, sql: "SELECT min(creationDate) FROM asset WHERE momentId = ?",
+            arguments: [row.id])
+        let end = try db.fetchRepeatedValue(
+            Double.self, sql: "SELECT max(creationDate) FROM asset WHERE momentId = ?",
+            arguments: [row.id])
+        try db.executeRepeated(
             sql: """
                 UPDATE asset_collection SET assetCount = ?, locatedCount = ?, startDate = ?, endDate = ?, latitude = ?, longitude = ?
                 WHERE id = ?
-                """
-        ).execute(arguments: [count, located, start, end, latitude, longitude, row.id])
+                """,
+            arguments: [count, located, start, end, latitude, longitude, row.id])
         return true
     }
 
@@ -242,16 +253,21 @@ extension ChangeSession {
     private func maintainYearLists(_ years: Set<Int>, membershipChanged: Set<Int>) throws {
         for year in years.sorted() {
             let prefix = String(format: "%04d-", year)
-            let aggregate = try Row.fetchOne(
-                db,
+            var span: (count: Int64, start: Double?, end: Double?) = (0, nil, nil)
+            try db.forEachRow(
                 sql: """
-                    SELECT count(*) AS n, min(startDate) AS start, max(endDate) AS end FROM asset_collection
+                    SELECT count(*), min(startDate), max(endDate) FROM asset_collection
                     WHERE type = 3 AND momentDay >= ? AND momentDay < ?
                     """,
-                arguments: [prefix, String(format: "%04d-", year + 1)])!
-            let count: Int = aggregate["n"]
-            let existing = try CollectionListRow.filter(Column("momentYear") == year).fetchOne(db)
-            if count == 0 {
+                arguments: [prefix, String(format: "%04d-", year + 1)], cached: true
+            ) { columns in
+                span = (columns.int64(0), columns.optionalDouble(1), columns.optionalDouble(2))
+                return false
+            }
+            let existing = try db.fetchRepeatedRecord(
+                CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE momentYear = ?",
+                arguments: [year])
+            if span.count == 0 {
                 if let existing {
                     try touchList(existing.id)
                     try db.execute(sql: "DELETE FROM collection_list WHERE id = ?", arguments: [existing.id])
@@ -270,8 +286,7 @@ extension ChangeSession {
                 list = created.id
             }
             try db.execute(
-                sql: "UPDATE collection_list SET startDate = ?, endDate = ? WHERE id = ?",
-                arguments: [aggregate["start"], aggregate["end"], list])
+                sql: "UPDATE collection_list SET startDate = ?, endDate = ? WHERE id = ?", arguments: [span.start, span.end, list])
             // Moments created or deleted in this year change the list's membership.
             if membershipChanged.contains(year) { listMembershipChanged.insert(list) }
         }
@@ -280,8 +295,9 @@ extension ChangeSession {
     // MARK: Smart albums
 
     private func maintainSmartAlbums(_ after: [Int64: AssetRow]) throws {
-        let smartAlbums = try AssetCollectionRow.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM asset_collection WHERE type = ?"), arguments: [AssetCollectionType.smartAlbum.rawValue])
+        let smartAlbums = try db.fetchRepeatedRecords(
+            AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE type = ?",
+            arguments: [AssetCollectionType.smartAlbum.rawValue])
         guard !smartAlbums.isEmpty else { return }
         let recentSince = SmartAlbumRule.recentSince
         var deltas: [Int64: Int] = [:]
@@ -300,8 +316,10 @@ extension ChangeSession {
         for (album, delta) in deltas.sorted(by: { $0.key < $1.key }) {
             try touchCollection(album)
             collectionMembershipChanged.insert(album)
-            try db.cachedStatement(sql: "UPDATE asset_collection SET assetCount = max(0, assetCount + ?) WHERE id = ?")
-                .execute(arguments: [delta, album])
+            // No scalar max() on both engines (PostgreSQL's is GREATEST): a CASE, the delta given twice.
+            try db.executeRepeated(
+                sql: "UPDATE asset_collection SET assetCount = CASE WHEN assetCount + ? > 0 THEN assetCount + ? ELSE 0 END WHERE id = ?",
+                arguments: [delta, delta, album])
         }
     }
 
@@ -317,24 +335,29 @@ extension ChangeSession {
         for chunk in stride(from: 0, to: redated.count, by: 500) {
             let slice = Array(redated[chunk..<min(redated.count, chunk + 500)])
             let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            albums.formUnion(try Int64.fetchAll(
-                db, sql: "SELECT DISTINCT albumId FROM album_asset WHERE assetId IN (\(placeholders))",
+            albums.formUnion(try db.fetchValues(
+                Int64.self, sql: "SELECT DISTINCT albumId FROM album_asset WHERE assetId IN (\(placeholders))",
                 arguments: StatementArguments(slice)))
         }
         for album in albums.sorted() {
             guard let row = try collectionRow(id: album), row.type == AssetCollectionType.album.rawValue else {
                 continue
             }
-            let aggregate = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT count(*) AS n, min(a.creationDate) AS start, max(a.creationDate) AS end
-                        FROM album_asset m JOIN asset a ON a.id = m.assetId WHERE m.albumId = ?
-                        """),
-                arguments: [album])!
+            var aggregate: (count: Int64, start: Double?, end: Double?) = (0, nil, nil)
+            try db.forEachRow(
+                sql: """
+                    SELECT count(*), min(a.creationDate), max(a.creationDate)
+                    FROM album_asset m JOIN asset a ON a.id = m.assetId WHERE m.albumId = ?
+                    """,
+                arguments: [album], cached: true
+            ) { columns in
+                aggregate = (columns.int64(0), columns.optionalDouble(1), columns.optionalDouble(2))
+                return false
+            }
             try touchCollection(album)
-            try db.cachedStatement(sql: "UPDATE asset_collection SET assetCount = ?, startDate = ?, endDate = ? WHERE id = ?")
-                .execute(arguments: [aggregate["n"], aggregate["start"], aggregate["end"], album])
+            try db.executeRepeated(
+                sql: "UPDATE asset_collection SET assetCount = ?, startDate = ?, endDate = ? WHERE id = ?",
+                arguments: [aggregate.count, aggregate.start, aggregate.end, album])
         }
     }
 
@@ -350,17 +373,14 @@ extension ChangeSession {
         for id in assetsBefore.keys.sorted() {
             batch.add(.asset, id: id, old: assetsBefore[id]!, new: afterAssets[id], membershipChanged: false)
         }
-        let collection = try db.cachedStatement(sql: "SELECT * FROM asset_collection WHERE id = ?")
         for (id, before) in collectionsBefore.sorted(by: { $0.key < $1.key }) {
             batch.add(
-                .assetCollection, id: id, old: before.flatMap { $0 },
-                new: try AssetCollectionRow.fetchOne(collection, arguments: [id]),
+                .assetCollection, id: id, old: before.flatMap { $0 }, new: try collectionRow(id: id),
                 membershipChanged: collectionMembershipChanged.contains(id))
         }
-        let list = try db.cachedStatement(sql: "SELECT * FROM collection_list WHERE id = ?")
         for (id, before) in listsBefore.sorted(by: { $0.key < $1.key }) {
             batch.add(
-                .collectionList, id: id, old: before.flatMap { $0 }, new: try CollectionListRow.fetchOne(list, arguments: [id]),
+                .collectionList, id: id, old: before.flatMap { $0 }, new: try listRow(id: id),
                 membershipChanged: listMembershipChanged.contains(id))
         }
         guard !batch.isEmpty else { return nil }
@@ -371,15 +391,14 @@ extension ChangeSession {
         return transaction
     }
 
-    /// Hands the transaction's records to the library's delivery rounds in memory once SQLite commits them
-    /// (see ``JournalHandOff``); nothing when the transaction rolls back.
-    /// The rows of updated assets go with their records: a round reads the state they left from them.
+    /// Prepares the transaction's records for the library's delivery rounds in memory (see
+    /// ``JournalHandOff``): ``handOffEntry``, which the library publishes once the engine commits the block —
+    /// nothing is published when it rolls back. The rows of updated assets go with their records: a round
+    /// reads the state they left from them.
     private func handOff(_ transaction: JournalTransaction, _ batch: JournalBatch, afterAssets: [Int64: AssetRow]) {
         guard JournalHandOff.holds(recordCount: batch.records.count) else { return }
-        let entry = JournalHandOff.Entry(
+        handOffEntry = JournalHandOff.Entry(
             transaction: transaction, records: batch.roundRecords(sequence: transaction.sequence, afterAssets: afterAssets))
-        let handOff = library.observation.handOff
-        db.afterNextTransaction { _ in handOff.publish(entry) }
     }
 }
 
@@ -501,28 +520,58 @@ struct JournalBatch {
 
     /// Inserts the transaction and its records. Inside the block's write transaction.
     ///
-    /// The records' values are bound through SQLite's C API: building GRDB arguments for a hundred rows costs
-    /// as much as inserting them. The statements still run through GRDB, which tracks what they write.
+    /// The transaction's sequence number is the one the engine gives it (`RETURNING seq`: AUTOINCREMENT on
+    /// SQLite, an identity sequence on PostgreSQL).
     ///
     /// - Returns: the transaction's sequence number.
-    func write(author: String, date: Double, stamp: Int64, _ db: Database) throws -> Int64 {
-        try db.cachedStatement(sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?)")
-            .execute(arguments: [author, date, stamp])
-        let sequence = db.lastInsertedRowID
+    /// - Throws: the engine's error.
+    func write(author: String, date: Double, stamp: Int64, _ db: any SQLConnection) throws -> Int64 {
+        guard let sequence = try db.fetchRepeatedValue(
+            Int64.self, sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?) RETURNING seq",
+            arguments: [author, date, stamp])
+        else {
+            throw PhotoLibraryError.database(code: -1, message: "the journal's new transaction has no sequence number")
+        }
         try values.bytes.withUnsafeBytes { buffer in
             var start = 0
             while start < records.count {
                 var size = Self.rowsPerStatement
                 while size > records.count - start { size /= 2 }
-                try insert(start..<(start + size), sequence: sequence, previousValues: buffer, db)
+                let rows = start..<(start + size)
+                if let sqlite = db.sqliteDatabase {
+                    try insertPrepared(rows, sequence: sequence, previousValues: buffer, sqlite)
+                } else {
+                    try db.execute(sql: Self.insertSQL[rows.count]!, arguments: arguments(rows, sequence: sequence, previousValues: buffer))
+                }
                 start += size
             }
         }
         return sequence
     }
 
-    /// Inserts the records at `rows` with one statement of as many rows.
-    private func insert(_ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer, _ db: Database) throws {
+    /// The values of the records at `rows`, in the order of ``insertSQL``: the generic twin of
+    /// ``insertPrepared(_:sequence:previousValues:_:)``.
+    private func arguments(_ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer) -> StatementArguments {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(8 * rows.count)
+        for (record, previous) in zip(records[rows], previousValues[rows]) {
+            values += [
+                sequence.databaseValue, record.objectType.rawValue.databaseValue, record.objectID.databaseValue,
+                record.localIdentifier.databaseValue, record.kind.rawValue.databaseValue,
+                record.changedProperties.databaseValue, (record.contentChanged ? 1 : 0).databaseValue,
+                previous.map { Data(buffer[$0]).databaseValue } ?? .null,
+            ]
+        }
+        return StatementArguments(values)
+    }
+
+    /// Inserts the records at `rows` with one statement of as many rows, prepared once per connection.
+    ///
+    /// The records' values are bound through SQLite's C API: building GRDB arguments for a hundred rows costs
+    /// as much as inserting them. The statements still run through GRDB, which tracks what they write.
+    private func insertPrepared(
+        _ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer, _ db: Database
+    ) throws {
         let statement = try db.cachedStatement(sql: Self.insertSQL[rows.count]!)
         // GRDB executes a statement with the arguments it last set: set them once (any values), then bind
         // each batch's.

@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 
 /// Creates, renames and deletes folders and edits their ordered children (albums and folders), inside
 /// ``PhotoLibrary/performChanges(author:_:)``.
@@ -87,7 +88,7 @@ public final class CollectionListChangeRequest {
         get {
             guard let session, let rowID else { return "" }
             return session.read(
-                { try String.fetchOne(session.db, sql: "SELECT title FROM collection_list WHERE id = ?", arguments: [rowID]) }, default: "")
+                { try session.db.fetchValue(String.self, sql: "SELECT title FROM collection_list WHERE id = ?", arguments: [rowID]) }, default: "")
         }
         set {
             edit { session, id in
@@ -107,7 +108,7 @@ public final class CollectionListChangeRequest {
     private func resolve(_ session: ChangeSession, _ objects: [any LibraryObject], into folder: Int64) throws -> [ChangeSession.Child] {
         try objects.map { object in
             let identifier = object.localIdentifier
-            if let collection = try AssetCollectionRow.filter(Column("localIdentifier") == identifier).fetchOne(session.db) {
+            if let collection = try session.collectionRowIfAny(localIdentifier: identifier) {
                 guard collection.type == AssetCollectionType.album.rawValue else {
                     throw PhotoLibraryError.invalidRequest("only user albums and folders can be put in a folder")
                 }
@@ -121,7 +122,7 @@ public final class CollectionListChangeRequest {
             var ancestor: Int64? = folder
             while let current = ancestor {
                 if current == list.id {
-                    let parent = try String.fetchOne(session.db, sql: "SELECT localIdentifier FROM collection_list WHERE id = ?", arguments: [folder]) ?? ""
+                    let parent = try session.db.fetchValue(String.self, sql: "SELECT localIdentifier FROM collection_list WHERE id = ?", arguments: [folder]) ?? ""
                     throw PhotoLibraryError.cyclicCollectionList(localIdentifier: identifier, parentIdentifier: parent)
                 }
                 ancestor = try session.parent(of: .list(current))

@@ -1,12 +1,14 @@
 import Foundation
 import ContentHash
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// The author recorded for commits that don't name one: the process's name.
     public static var defaultAuthor: String { ProcessInfo.processInfo.processName }
 
-    /// Runs a change block and commits every request made in it in one SQLite transaction — all or nothing.
+    /// Runs a change block and commits every request made in it in one transaction of the library's storage
+    /// engine — all or nothing.
     ///
     /// Inside the block, make requests with ``AssetChangeRequest``, ``AssetCollectionChangeRequest`` and
     /// ``CollectionListChangeRequest``. When the block returns, derived collections (smart albums, moments,
@@ -73,43 +75,28 @@ extension PhotoLibrary {
     private func commitChanges<Result: Sendable>(
         author: String, _ changes: @escaping @Sendable () throws -> Result
     ) async throws -> Result {
-        let outcome: (value: Result, committed: CommittedWrite)
-        do {
-            outcome = try await database.writeWithoutTransaction { [self] db in
-                try commitChangeBlock(db, author: author, changes)
+        // The engine's calls block their thread: run the commit on one of Dispatch's, not on the caller's
+        // executor (a cooperative thread waiting on the writer would starve the pool).
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                continuation.resume(with: Swift.Result { try commitChangesAndWait(author: author, changes) })
             }
-        } catch {
-            throw Self.mapKeepingForeign(error, path: databasePath)
         }
-        removeReleasedOriginals(outcome.committed)
-        return outcome.value
     }
 
     private func commitChangesAndWait<Result>(author: String, _ changes: () throws -> Result) throws -> Result {
         let outcome: (value: Result, committed: CommittedWrite)
         do {
-            outcome = try database.writeWithoutTransaction { db in
-                try commitChangeBlock(db, author: author, changes)
-            }
+            outcome = try storage.write { db in try runChangeBlock(db, author: author, changes) }
         } catch {
             throw Self.mapKeepingForeign(error, path: databasePath)
         }
+        // Committed: hand the journal off and tell waiters at once, from the thread that committed (the
+        // notification doesn't wait for the caller's task to be scheduled again).
+        if let handOff = outcome.committed.handOff { observation.handOff.publish(handOff) }
+        notifyCommit(outcome.committed)
         removeReleasedOriginals(outcome.committed)
         return outcome.value
-    }
-
-    /// Runs the block in a transaction and commits it, then tells waiters at once, from the writer: the
-    /// notification doesn't wait for the caller's task to be scheduled again.
-    private func commitChangeBlock<Result>(
-        _ db: Database, author: String, _ changes: () throws -> Result
-    ) throws -> (value: Result, committed: CommittedWrite) {
-        var outcome: (value: Result, committed: CommittedWrite)?
-        try db.inTransaction {
-            outcome = try runChangeBlock(db, author: author, changes)
-            return .commit
-        }
-        notifyCommit(outcome!.committed)
-        return outcome!
     }
 
     /// Maps database errors; an error thrown by the caller's block goes through unchanged.
@@ -125,10 +112,13 @@ extension PhotoLibrary {
         /// journaled) and no transaction was journaled: waiters must still be woken. The library's last
         /// journal sequence.
         let clientStateSequence: Int64?
+        /// The journaled transaction's records for the delivery rounds, published once it is committed (see
+        /// ``JournalHandOff``); nil when nothing was journaled or the hand-off doesn't hold that many records.
+        let handOff: JournalHandOff.Entry?
     }
 
     private func runChangeBlock<Result>(
-        _ db: Database, author: String, _ changes: () throws -> Result
+        _ db: any SQLConnection, author: String, _ changes: () throws -> Result
     ) throws -> (value: Result, committed: CommittedWrite) {
         let session = ChangeSession(db: db, library: self, author: author)
         let value: Result
@@ -141,11 +131,13 @@ extension PhotoLibrary {
         try session.close()
         let transaction = try session.finish()
         if let transaction {
-            try applyRetentionIfDue(db, sequence: transaction.sequence)
+            try applyRetentionIfDue(db.unmovedDatabase, sequence: transaction.sequence)
         }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
-            clientStateSequence: transaction == nil && session.clientStateChanged ? try Self.journalSequence(db) : nil)
+            clientStateSequence: transaction == nil && session.clientStateChanged
+                ? try Self.journalSequence(db.unmovedDatabase) : nil,
+            handOff: session.handOffEntry)
         return (value, committed)
     }
 
@@ -166,13 +158,13 @@ extension PhotoLibrary {
     /// Removes stored originals no asset refers to any more. The check and the removal run inside a write
     /// transaction, so no concurrent import can start referring to a file being removed.
     private func removeOriginalsIfUnreferenced(_ hashes: Set<String>) {
-        try? database.write { db in
+        try? storage.write { db in
             for hash in hashes {
-                let referenced = try Bool.fetchOne(
-                    db, sql: """
-                        SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ?1 AND storage = 0)
-                            OR EXISTS (SELECT 1 FROM asset WHERE adjustedContentHash = ?1)
-                        """, arguments: [hash]) ?? true
+                let referenced = try db.fetchValue(
+                    Bool.self, sql: """
+                        SELECT EXISTS (SELECT 1 FROM asset WHERE contentHash = ? AND storage = 0)
+                            OR EXISTS (SELECT 1 FROM asset WHERE adjustedContentHash = ?)
+                        """, arguments: [hash, hash]) ?? true
                 if !referenced { originalsStore.remove(hash: hash) }
             }
         }
@@ -186,8 +178,8 @@ extension PhotoLibrary {
     @discardableResult
     public func removeUnreferencedOriginals() throws(PhotoLibraryError) -> Int {
         do {
-            return try database.write { db in
-                let referenced = Set(try String.fetchAll(db, sql: """
+            return try storage.write { db in
+                let referenced = Set(try db.fetchValues(String.self, sql: """
                     SELECT contentHash FROM asset WHERE storage = 0 AND contentHash IS NOT NULL
                     UNION SELECT adjustedContentHash FROM asset WHERE adjustedContentHash IS NOT NULL
                     """))

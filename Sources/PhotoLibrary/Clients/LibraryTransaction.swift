@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import LibraryStorage
 
 /// The transaction of the change block the caller runs in, as a client of the library writes its own
 /// tables (see ``LibraryClientSchema``) in it: they commit with the block's changes, or — when the block
@@ -23,6 +24,10 @@ public import GRDB
 ///     }
 /// }
 /// ```
+///
+/// The steps and writes are handed GRDB's `Database`: this API is SQLite's for now. The block itself runs on
+/// the library's storage engine; the transaction hands its clients the SQLite connection under it
+/// (`unmovedDatabase`), which a library on another engine doesn't have.
 public struct LibraryTransaction {
     let session: ChangeSession
 
@@ -46,14 +51,14 @@ public struct LibraryTransaction {
     /// ``enqueue(_:)``.
     public func perform(_ step: (Database) throws -> Void) {
         let session = session
-        session.perform { try step(session.db) }
+        session.perform { try step(session.db.unmovedDatabase) }
     }
 
     /// Reads a value now, in the block's transaction (it sees the block's writes so far). An error fails the
     /// block, and `fallback` is returned — as it is when the block has failed already.
     public func read<T>(default fallback: T, _ body: (Database) throws -> T?) -> T {
         let session = session
-        return session.read({ try body(session.db) }, default: fallback)
+        return session.read({ try body(session.db.unmovedDatabase) }, default: fallback)
     }
 
     /// Queues `write` to run when the block ends, in the same transaction: after every asset the block creates
@@ -102,7 +107,7 @@ public struct LibraryTransaction {
         guard !session.library.attachedClients.contains(schema) else { return }
         session.perform {
             if let problem = schema.problem { throw PhotoLibraryError.invalidRequest(problem) }
-            _ = try ClientSchemaMigrator.migrate(session.db, schema)
+            _ = try ClientSchemaMigrator.migrate(session.db.unmovedDatabase, schema)
         }
     }
 
@@ -125,17 +130,20 @@ public struct LibraryTransaction {
     /// to the innermost root when roots nest). Idempotent.
     public func addAssetPathRoot(_ path: String, client: String) {
         let root = Self.standardized(path)
-        perform { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO asset_path_root (path, client) VALUES (?, ?)", arguments: [root, client])
+        let session = session
+        session.perform {
+            try session.db.execute(
+                sql: "INSERT INTO asset_path_root (path, client) VALUES (?, ?) ON CONFLICT (path, client) DO NOTHING",
+                arguments: [root, client])
         }
     }
 
     /// Removes a root of asset paths `client` registered (a root another client registered stays).
     public func removeAssetPathRoot(_ path: String, client: String) {
         let root = Self.standardized(path)
-        perform { db in
-            try db.execute(sql: "DELETE FROM asset_path_root WHERE path = ? AND client = ?", arguments: [root, client])
+        let session = session
+        session.perform {
+            try session.db.execute(sql: "DELETE FROM asset_path_root WHERE path = ? AND client = ?", arguments: [root, client])
         }
     }
 

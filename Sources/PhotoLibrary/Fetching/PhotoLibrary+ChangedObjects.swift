@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// The identifiers, among `identifiers`, of objects that a transaction committed after `token` inserted,
@@ -34,7 +35,7 @@ extension PhotoLibrary {
                 arguments: [token.sequence, json]))
         }
         if let session = ChangeSession.current, session.library === self, session.admitsCaller() {
-            do { return try query(session.db) } catch { throw Self.map(error, path: databasePath) }
+            do { return try query(session.db.unmovedDatabase) } catch { throw Self.map(error, path: databasePath) }
         }
         return try read(query)
     }

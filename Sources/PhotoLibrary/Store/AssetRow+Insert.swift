@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import LibraryStorage
 
 extension AssetRow {
     /// Every column of `asset`, in the order ``insertPrepared(_:)`` binds their values.
@@ -11,6 +12,49 @@ extension AssetRow {
                            momentId, adjustedContentHash)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+
+    /// `UPDATE asset SET … WHERE id = ?`: every column but the id, in ``databaseValues``' order, then the id.
+    private static let updateSQL = """
+        UPDATE asset SET localIdentifier = ?, mediaType = ?, mediaSubtypes = ?, pixelWidth = ?, pixelHeight = ?,
+                         creationDate = ?, creationTimeZoneOffset = ?, modificationDate = ?, latitude = ?, longitude = ?,
+                         altitude = ?, duration = ?, isFavorite = ?, isHidden = ?, burstIdentifier = ?, representsBurst = ?,
+                         burstSelectionTypes = ?, sourceType = ?, hasAdjustments = ?, originalFilename = ?,
+                         uniformTypeIdentifier = ?, fileSize = ?, contentHash = ?, storage = ?, filePath = ?, addedDate = ?,
+                         momentId = ?, adjustedContentHash = ?
+        WHERE id = ?
+        """
+
+    /// Inserts the row, with its id: on SQLite through ``insertPrepared(_:)`` (the scan's fast path), on any
+    /// engine with the same statement and its values as arguments.
+    ///
+    /// - Throws: the engine's error (a constraint the row breaks, such as a duplicate local identifier).
+    func insert(into db: any SQLConnection) throws {
+        if let sqlite = db.sqliteDatabase { return try insertPrepared(sqlite) }
+        try db.execute(sql: Self.insertSQL, arguments: StatementArguments([id.databaseValue] + databaseValues))
+    }
+
+    /// Writes every column of the row over the row of the same id.
+    ///
+    /// - Throws: the engine's error.
+    func update(in db: any SQLConnection) throws {
+        try db.executeRepeated(sql: Self.updateSQL, arguments: StatementArguments(databaseValues + [id.databaseValue]))
+    }
+
+    /// The values of every column but the id, in the order of ``insertSQL`` (after the id). Booleans are 0 or
+    /// 1, as the columns are integers on every engine.
+    private var databaseValues: [DatabaseValue] {
+        [
+            localIdentifier.databaseValue, mediaType.databaseValue, mediaSubtypes.databaseValue,
+            pixelWidth.databaseValue, pixelHeight.databaseValue, creationDate.databaseValue,
+            creationTimeZoneOffset.databaseValue, modificationDate.databaseValue, latitude.databaseValue,
+            longitude.databaseValue, altitude.databaseValue, duration.databaseValue, (isFavorite ? 1 : 0).databaseValue,
+            (isHidden ? 1 : 0).databaseValue, burstIdentifier.databaseValue, (representsBurst ? 1 : 0).databaseValue,
+            burstSelectionTypes.databaseValue, sourceType.databaseValue, (hasAdjustments ? 1 : 0).databaseValue,
+            originalFilename.databaseValue, uniformTypeIdentifier.databaseValue, fileSize.databaseValue,
+            contentHash.databaseValue, storage.databaseValue, filePath.databaseValue, addedDate.databaseValue,
+            momentId.databaseValue, adjustedContentHash.databaseValue,
+        ]
+    }
 
     /// `SQLITE_TRANSIENT`: SQLite copies a text before the bind call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,4 +1,5 @@
 import GRDB
+import LibraryStorage
 
 /// One numbered migration of `Schema/`, embedded at build time by the EmbedSchema plugin.
 struct SchemaMigration: Sendable {
@@ -30,8 +31,19 @@ enum LibrarySchema {
     ///
     /// - Throws: ``PhotoLibraryError/schemaTooNew(found:supported:)`` when the file was written by a newer
     ///   photosync; SQLite errors otherwise.
-    static func migrate(_ db: Database) throws {
-        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+    static func migrate(_ db: any SQLConnection) throws {
+        switch db.dialect {
+        case .sqlite:
+            try migrateSQLite(db)
+        case .postgres:
+            // The boundary: PostgreSQL's schema (Schema/postgres) and its versions are PostgresStore's.
+            throw PhotoLibraryError.invalidRequest("the core schema's SQLite migrations ran on PostgreSQL, whose are PostgresStore's")
+        }
+    }
+
+    /// Brings a SQLite file's schema up to date: its version is `PRAGMA user_version`.
+    private static func migrateSQLite(_ db: any SQLConnection) throws {
+        let version = try db.fetchValue(Int.self, sql: "PRAGMA user_version") ?? 0
         guard version <= currentVersion else {
             throw PhotoLibraryError.schemaTooNew(found: version, supported: currentVersion)
         }
