@@ -145,15 +145,18 @@ import Testing
         let assets = try ObservationWriterRoundTests.makeAssets(test, 20)
         let result = try library.fetchAssets(options: Self.byDate)
         let start = try library.currentChangeToken.sequence
-        try library.database.writeWithoutTransaction { db in
-            try db.inTransaction {
-                let session = ChangeSession(db: db, library: library, author: "rolled back")
-                ChangeSession.$current.withValue(session) { AssetChangeRequest(for: assets[2]).creationDate = .utc(2040, 1, 1) }
-                try session.close()
-                #expect(try session.finish()?.sequence == start + 1)
-                return .rollback
+        // The block journals a change, then its COMMIT fails: a foreign key checked only at commit
+        // (`defer_foreign_keys`) is broken by a client's write in the block's transaction.
+        #expect(throws: PhotoLibraryError.self) {
+            try library.performChangesAndWait(author: "rolled back") {
+                AssetChangeRequest(for: assets[2]).creationDate = .utc(2040, 1, 1)
+                LibraryTransaction.current.perform { db in
+                    try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                    try db.execute(sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (-1, -1, 0)")
+                }
             }
         }
+        #expect(try library.currentChangeToken.sequence == start)
         #expect(library.observation.handOff.interval(after: start, through: start + 1) == nil)
         try other.performChangesAndWait { AssetChangeRequest(for: assets[5]).creationDate = .utc(2035, 1, 1) }
         #expect(try library.currentChangeToken.sequence == start + 1)

@@ -75,10 +75,11 @@ extension PhotoLibrary {
     private func commitChanges<Result: Sendable>(
         author: String, _ changes: @escaping @Sendable () throws -> Result
     ) async throws -> Result {
-        // The engine's calls block their thread: run the commit on one of Dispatch's, not on the caller's
-        // executor (a cooperative thread waiting on the writer would starve the pool).
+        // The engine's calls block their thread: run the commit on the library's commit queue, not on the
+        // caller's executor (a cooperative thread waiting on the writer would starve the pool). The queue is
+        // serial: commits wait there for the one writer without holding a thread each.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
+            commitQueue.async { [self] in
                 continuation.resume(with: Swift.Result { try commitChangesAndWait(author: author, changes) })
             }
         }

@@ -78,6 +78,9 @@ public final class PhotoLibrary: Sendable {
     let notifier: CommitNotifier
     let observation: ObservationCenter
     let retentionOverride: RetentionPolicy?
+    /// Where ``performChanges(author:_:)`` runs its commits, one at a time: they wait there for the writer
+    /// without holding a thread each.
+    let commitQueue = DispatchQueue(label: "photosync.library.commits", qos: .userInitiated)
     /// The client schemas this handle attached (``attach(_:)``).
     let attachedClients = AttachedClients()
 
