@@ -11,62 +11,66 @@ struct ClientSchemaTests {
     static let v1 = ClientMigration(version: 1, name: "tags", sql: """
         CREATE TABLE test_tag (assetId INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE, tag TEXT NOT NULL,
             PRIMARY KEY (assetId, tag)) WITHOUT ROWID;
-        CREATE TABLE test_runs (migration INTEGER NOT NULL);
-        INSERT INTO test_runs VALUES (1);
+        CREATE TABLE test_runs (id INTEGER PRIMARY KEY, migration INTEGER NOT NULL);
+        INSERT INTO test_runs (migration) VALUES (1);
         """)
     static let v2 = ClientMigration(version: 2, name: "notes", sql: """
         CREATE TABLE test_note (text TEXT NOT NULL);
-        INSERT INTO test_runs VALUES (2);
+        INSERT INTO test_runs (migration) VALUES (2);
         """)
     static let schema1 = LibraryClientSchema(name: "tests.tags", migrations: [v1])
     static let schema2 = LibraryClientSchema(name: "tests.tags", migrations: [v2, v1])
 
     static func runs(_ library: PhotoLibrary) throws -> [Int] {
-        try library.readClientState { db in try Int.fetchAll(db, sql: "SELECT migration FROM test_runs ORDER BY rowid") }
+        try library.readClientState { db in try db.fetchValues(Int.self, sql: "SELECT migration FROM test_runs ORDER BY id") }
     }
 
     static func tags(_ library: PhotoLibrary) throws -> [String] {
-        try library.readClientState { db in try String.fetchAll(db, sql: "SELECT tag FROM test_tag ORDER BY tag") }
+        try library.readClientState { db in try db.fetchValues(String.self, sql: "SELECT tag FROM test_tag ORDER BY tag") }
     }
 
     static func tableExists(_ library: PhotoLibrary, _ table: String) throws -> Bool {
-        try library.readClientState { db in try db.tableExists(table) }
+        try library.readClientState { db in
+            try db.fetchValue(
+                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)", arguments: [table]
+            ) ?? false
+        }
     }
 
-    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing")
-    func appliedOnce() throws {
-        let test = try TestLibrary()
+    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing", arguments: fastPathSettings)
+    func appliedOnce(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
         try test.library.attach(Self.schema1)
         try test.library.attach(Self.schema1)
-        try PhotoLibrary(url: test.library.url).attach(Self.schema1)
+        try PhotoLibrary(url: test.library.url, options: .fastPaths(fastPaths)).attach(Self.schema1)
         #expect(try Self.runs(test.library) == [1])
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 1)
         // The library's own history doesn't see it.
         #expect(try test.library.historyStatus().transactionCount == 0)
     }
 
-    @Test("A newer series on a library an older one migrated applies only its new migrations")
-    func migratesForward() throws {
-        let test = try TestLibrary()
+    @Test("A newer series on a library an older one migrated applies only its new migrations", arguments: fastPathSettings)
+    func migratesForward(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         try test.library.attach(Self.schema1)
         #expect(try !Self.tableExists(test.library, "test_note"))
-        let reopened = try PhotoLibrary(url: test.library.url)
+        let reopened = try PhotoLibrary(url: test.library.url, options: .fastPaths(fastPaths))
         try reopened.attach(Self.schema2)
         #expect(try Self.runs(reopened) == [1, 2])
         #expect(try Self.tableExists(reopened, "test_note"))
         #expect(try reopened.clientSchemaVersion(of: "tests.tags") == 2)
         // A new library gets the whole series at once, in version order.
-        let fresh = try TestLibrary()
+        let fresh = try TestLibrary(fastPaths: fastPaths)
         try fresh.library.attach(Self.schema2)
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was")
-    func newerVersionIsAnError() throws {
-        let test = try TestLibrary()
+    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was", arguments: fastPathSettings)
+    func newerVersionIsAnError(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         try test.library.attach(Self.schema2)
-        let older = try PhotoLibrary(url: test.library.url)
+        let older = try PhotoLibrary(url: test.library.url, options: .fastPaths(fastPaths))
         #expect(throws: PhotoLibraryError.clientSchemaTooNew(client: "tests.tags", found: 2, supported: 1)) {
             try older.attach(Self.schema1)
         }
@@ -76,9 +80,9 @@ struct ClientSchemaTests {
         try older.attach(LibraryClientSchema(name: "tests.other", migrations: [ClientMigration(version: 1, name: "x", sql: "CREATE TABLE other_x (y)")]))
     }
 
-    @Test("A migration that fails applies nothing of the series; malformed series are refused")
-    func failuresApplyNothing() throws {
-        let test = try TestLibrary()
+    @Test("A migration that fails applies nothing of the series; malformed series are refused", arguments: fastPathSettings)
+    func failuresApplyNothing(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         let broken = LibraryClientSchema(name: "tests.tags", migrations: [Self.v1, ClientMigration(version: 2, name: "bad", sql: "CREATE TABLE test_note (; ")])
         #expect(throws: PhotoLibraryError.self) { try test.library.attach(broken) }
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
@@ -93,9 +97,9 @@ struct ClientSchemaTests {
         }
     }
 
-    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing")
-    func adoption() throws {
-        let test = try TestLibrary()
+    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing", arguments: fastPathSettings)
+    func adoption(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         // What an earlier build left: the tables of migration 1, with rows, and no record of the client.
         let asset = try test.makeAssets(1)[0]
         try test.library.database.write { db in
@@ -110,7 +114,7 @@ struct ClientSchemaTests {
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 2)
         _ = asset
 
-        let partial = try TestLibrary()
+        let partial = try TestLibrary(fastPaths: fastPaths)
         try partial.library.database.write { db in try db.execute(sql: "CREATE TABLE test_tag (assetId, tag)") }
         do {
             try partial.library.attach(adopting)
@@ -122,14 +126,14 @@ struct ClientSchemaTests {
         #expect(try partial.library.clientSchemaVersion(of: "tests.tags") == 0)
         #expect(try !Self.tableExists(partial.library, "test_runs"))
         // Without any of the tables, the series runs from the start.
-        let fresh = try TestLibrary()
+        let fresh = try TestLibrary(fastPaths: fastPaths)
         try fresh.library.attach(adopting)
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A client's row refers to an asset created in the same block: both commit in one transaction")
-    func writesInTheSameTransaction() throws {
-        let test = try TestLibrary()
+    @Test("A client's row refers to an asset created in the same block: both commit in one transaction", arguments: fastPathSettings)
+    func writesInTheSameTransaction(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         try test.library.attach(Self.schema1)
         let file = test.directory.file("a.jpg", seed: 1, size: 64)
         let identifier: String = try test.library.performChangesAndWait(author: "tests") {
@@ -142,16 +146,23 @@ struct ClientSchemaTests {
             return placeholder.localIdentifier
         }
         let rows = try test.library.readClientState { db in
-            try Row.fetchAll(db, sql: "SELECT a.localIdentifier, t.tag FROM test_tag t JOIN asset a ON a.id = t.assetId")
+            var rows: [[String]] = []
+            try db.forEachRow(
+                sql: "SELECT a.localIdentifier, t.tag FROM test_tag t JOIN asset a ON a.id = t.assetId", arguments: [], cached: false
+            ) { columns in
+                rows.append([columns.text(0), columns.text(1)])
+                return true
+            }
+            return rows
         }
-        #expect(rows.map { [$0[0] as String, $0[1] as String] } == [[identifier, "new"]])
+        #expect(rows == [[identifier, "new"]])
         // One transaction in the history: the asset's (the client's row is not journaled).
         #expect(try test.library.historyStatus().transactionCount == 1)
     }
 
-    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block")
-    func rollback() throws {
-        let test = try TestLibrary()
+    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block", arguments: fastPathSettings)
+    func rollback(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         try test.library.attach(Self.schema1)
         let assets = try test.makeAssets(2)
         let asset = assets[0]
@@ -193,9 +204,9 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 2)
     }
 
-    @Test("Attaching inside a block commits with the block, or rolls back with it")
-    func attachInsideABlock() throws {
-        let test = try TestLibrary()
+    @Test("Attaching inside a block commits with the block, or rolls back with it", arguments: fastPathSettings)
+    func attachInsideABlock(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try test.library.performChangesAndWait(author: "tests") {
@@ -210,23 +221,23 @@ struct ClientSchemaTests {
         #expect(try Self.runs(test.library) == [1])
     }
 
-    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle")
-    func clientStateWakesWaiters() async throws {
+    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle", arguments: fastPathSettings)
+    func clientStateWakesWaiters(fastPaths: Bool) async throws {
         let options: PhotoLibrary.Options = {
             var options = PhotoLibrary.Options()
             options.commitPollInterval = nil  // Only notifications wake waiters: the test fails if none comes.
             return options
         }()
-        let test = try TestLibrary(options: options)
+        let test = try TestLibrary(options: (options).fastPaths(fastPaths))
         try test.library.attach(Self.schema1)
         try test.makeAssets(1)
         let token = try test.library.historyStatus().currentToken
         let library = test.library
-        let other = try PhotoLibrary(url: library.url, options: options)
+        let other = try PhotoLibrary(url: library.url, options: options.fastPaths(fastPaths))
         // Its own deadline is far: it re-checks once at the deadline, which must not be what wakes it.
         let waiter = Task {
             try await library.waitForClientState(timeout: .seconds(600)) { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM test_tag WHERE tag = 'signal'") ?? false
+                try db.fetchValue(Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM test_tag WHERE tag = 'signal')") ?? false
             }
         }
         // The waiter checked once and suspended: the write must wake it, not its first check.
@@ -244,9 +255,9 @@ struct ClientSchemaTests {
         #expect(try await !library.waitForClientState(timeout: .milliseconds(50)) { _ in false })
     }
 
-    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it")
-    func assetPathRoots() throws {
-        let test = try TestLibrary()
+    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it", arguments: fastPathSettings)
+    func assetPathRoots(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         let root = test.directory.url.appending(path: "root").path
         let files = ["a/x.jpg", "inner/y.jpg"].enumerated().map { test.directory.file("root/\($1)", seed: UInt64($0), size: 64) }
         try test.library.performChangesAndWait(author: "tests") {
@@ -273,9 +284,9 @@ struct ClientSchemaTests {
         #expect(try paths("path == nil") == [])
     }
 
-    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in")
-    func keptTransactionFailsTheBlockItIsUsedIn() throws {
-        let test = try TestLibrary()
+    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in", arguments: fastPathSettings)
+    func keptTransactionFailsTheBlockItIsUsedIn(fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         try test.library.attach(Self.schema1)
         let asset = try test.makeAssets(1)[0]
         var kept: LibraryTransaction?
@@ -299,6 +310,6 @@ struct ClientSchemaTests {
         }
         #expect(try Self.tags(test.library).isEmpty)
         #expect(try test.library.clientSchemaVersion(of: "tests.kept") == 0)
-        #expect(try test.library.readClientState { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_path_root") } == 0)
+        #expect(try test.library.readClientState { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM asset_path_root") } == 0)
     }
 }

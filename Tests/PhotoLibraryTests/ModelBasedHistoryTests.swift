@@ -28,9 +28,9 @@ import Testing
         return sets
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64) throws {
-        let test = try TestLibrary()
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], fastPathSettings)
+    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64, fastPaths: Bool) throws {
+        let test = try TestLibrary(fastPaths: fastPaths)
         var changes = RandomChanges(seed: seed)
         var saved: [Saved] = [Saved(token: try test.library.currentChangeToken, state: try test.library.fetchCurrentState())]
         var source = RandomSource(seed: seed &* 31)
