@@ -52,7 +52,7 @@ enum AssetQueryCompiler {
     static func compile(_ query: FetchQuery, library: PhotoLibrary, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
         let dialect = library.storage.dialect
-        var parts = AssetQueryParts(scope: query.scope, options: options)
+        var parts = AssetQueryParts(scope: query.scope, options: options, dialect: dialect)
         parts.addVisibilityFilters()
         if let filter = options.predicate { try parts.add(filter, dialect: dialect) }
         if let extraCondition {
@@ -63,6 +63,9 @@ enum AssetQueryCompiler {
         let condition: SQL? = parts.conditions.isEmpty ? nil : parts.conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
         if let condition {
             sql += " WHERE " + condition
+        }
+        if case .assetsWithIdentifiers(let identifiers) = query.scope, !identifiers.isEmpty {
+            sql += " GROUP BY asset.id"
         }
         if !options.sortDescriptors.isEmpty {
             sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset, dialect: dialect)) + ", asset.id"
@@ -98,7 +101,7 @@ private struct AssetQueryParts {
     var conditionColumns: [String]? = []
 
     /// The scope's rows and natural order.
-    init(scope: FetchQuery.Scope, options: FetchOptions) {
+    init(scope: FetchQuery.Scope, options: FetchOptions, dialect: SQLDialect) {
         hiddenFilter = !options.includeHiddenAssets
         burstFilter = !options.includeAllBurstAssets
         switch scope {
@@ -121,7 +124,7 @@ private struct AssetQueryParts {
             conditions.append("asset.momentId = \(moment)")
             membershipIsPerAsset = false  // `momentId` is bookkeeping: its changes aren't journaled.
         case .assetsWithIdentifiers(let identifiers):
-            setIdentifiers(identifiers)
+            setIdentifiers(identifiers, dialect: dialect)
         case .assetsInBurst(let burst):
             conditions.append("asset.burstIdentifier = \(burst)")
             conditionColumns?.append("burstIdentifier")
@@ -135,21 +138,27 @@ private struct AssetQueryParts {
     }
 
     /// The assets of the identifiers given, in the order given (an identifier given twice at its first
-    /// place): a join with a VALUES list of identifiers and positions, whose columns both engines name
-    /// `column1` and `column2`.
-    private mutating func setIdentifiers(_ identifiers: [String]) {
+    /// place): a join with the list, passed as one JSON array (no limit on its length) and expanded into
+    /// values and positions by each engine's JSON function; rows grouped by asset.
+    private mutating func setIdentifiers(_ identifiers: [String], dialect: SQLDialect) {
         hiddenFilter = false
         burstFilter = false
         membershipIsPerAsset = false  // Ordered by the list given.
-        var seen = Set<String>()
-        let distinct = identifiers.filter { seen.insert($0).inserted }
-        if distinct.isEmpty {
+        if identifiers.isEmpty {
             conditions.append("1 = 0")
-        } else {
-            let rows = distinct.enumerated().map { position, identifier -> SQL in "(\(identifier), \(sql: String(position)))" }
-            from = "asset JOIN (VALUES " + rows.joined(separator: ", ") + ") AS wanted ON wanted.column1 = asset.localIdentifier"
-            naturalOrder = "wanted.column2"
+            return
         }
+        let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
+        switch dialect {
+        case .sqlite:
+            from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
+        case .postgres:
+            from = """
+                asset JOIN json_array_elements_text(CAST(\(json) AS json)) WITH ORDINALITY AS wanted(value, key)
+                ON wanted.value COLLATE "C" = asset.localIdentifier
+                """
+        }
+        naturalOrder = "min(wanted.key)"
     }
 
     /// Hidden assets and bursts' other members left out, unless the options or the scope include them.
