@@ -92,7 +92,7 @@ extension PhotoLibrary {
     }
 
     func fetchAssets(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<Asset> {
-        let compiled = try AssetQueryCompiler.compile(query, library: self)
+        let compiled = try AssetQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, fences, sequence) = try storageRead { db -> ([Int64], SortFences?, Int64) in
             let (keys, fences) = try compiled.fetchKeysAndFences(db)
             return (keys, fences, try Self.journalSequence(db))
@@ -126,7 +126,7 @@ extension PhotoLibrary {
     }
 
     func fetchCollections(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<AssetCollection> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
@@ -161,7 +161,7 @@ extension PhotoLibrary {
     }
 
     func fetchLists(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<CollectionList> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
@@ -196,7 +196,7 @@ extension PhotoLibrary {
     }
 
     func fetchMixed(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }

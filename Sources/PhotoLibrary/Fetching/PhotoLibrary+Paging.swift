@@ -140,7 +140,7 @@ extension PhotoLibrary {
         options.sortDescriptors = plan.descriptors
         options.fetchLimit = limit + 1
         let compiled = try AssetQueryCompiler.compile(
-            FetchQuery(scope: query.scope, options: options), library: self, extraCondition: cursor.map(plan.condition(after:)))
+            FetchQuery(scope: query.scope, options: options), dialect: storage.dialect, extraCondition: cursor.map(plan.condition(after:)))
         return try storageRead { db -> FetchPage<Asset> in
             let keys = try compiled.fetchKeys(db)
             let sequence = try Self.journalSequence(db)

@@ -49,9 +49,8 @@ struct CompiledQuery {
 enum AssetQueryCompiler {
     /// - Parameter extraCondition: a further condition on the rows (a page's keyset condition); the fetch is
     ///   then not followed incrementally.
-    static func compile(_ query: FetchQuery, library: PhotoLibrary, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
+    static func compile(_ query: FetchQuery, dialect: SQLDialect, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
-        let dialect = library.storage.dialect
         var parts = AssetQueryParts(scope: query.scope, options: options, dialect: dialect)
         parts.addVisibilityFilters()
         if let filter = options.predicate { try parts.add(filter, dialect: dialect) }
@@ -191,9 +190,8 @@ private struct AssetQueryParts {
 
 /// Collection and list fetches. Keys of mixed results carry the kind in their low bit.
 enum CollectionQueryCompiler {
-    static func compile(_ query: FetchQuery, library: PhotoLibrary) throws(PhotoLibraryError) -> CompiledQuery {
+    static func compile(_ query: FetchQuery, dialect: SQLDialect) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
-        let dialect = library.storage.dialect
         var sql: SQL
         var order: SQL
         var objectType = ObjectType.assetCollection
