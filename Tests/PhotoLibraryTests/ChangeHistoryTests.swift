@@ -5,8 +5,8 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct ChangeHistoryTests {
-    @Test func tokensRoundTripAndRejectGarbage() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func tokensRoundTripAndRejectGarbage(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(1)
         let token = try test.library.currentChangeToken
         #expect(try ChangeToken(string: token.stringValue) == token)
@@ -29,8 +29,8 @@ import Testing
         #expect(throws: PhotoLibraryError.self) { try ChangeToken(data: Data(flipped)) }
     }
 
-    @Test func eachTransactionIsOneChangeWithNetDetails() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func eachTransactionIsOneChangeWithNetDetails(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         let assets = try test.makeAssets(3, author: "importer")
         try test.library.performChangesAndWait(author: "editor") {
@@ -55,8 +55,8 @@ import Testing
         #expect(Array(try test.library.fetchPersistentChanges(since: changes[0].changeToken)).map(\.author) == ["editor"])
     }
 
-    @Test func insertThenDeleteInOneBlockIsNothing() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func insertThenDeleteInOneBlockIsNothing(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.library.performChangesAndWait {
             let request = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Gone")
@@ -71,8 +71,8 @@ import Testing
         #expect(try plain.map { try $0.changeDetails(for: .assetCollection).deletedLocalIdentifiers } == [[album.localIdentifier]])
     }
 
-    @Test func updatesThatChangeNothingAreNotJournaled() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func updatesThatChangeNothingAreNotJournaled(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1) { _, request in request.isFavorite = true }[0]
         let token = try test.library.currentChangeToken
         try test.library.performChangesAndWait {
@@ -84,8 +84,8 @@ import Testing
         #expect(Array(try test.library.fetchPersistentChanges(since: token)).isEmpty)
     }
 
-    @Test func limitAuthorsAndEndToken() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func limitAuthorsAndEndToken(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         for index in 0..<5 {
             try test.library.performChangesAndWait(author: index.isMultiple(of: 2) ? "me" : "them") {
@@ -104,9 +104,9 @@ import Testing
         #expect(others.endToken == (try test.library.currentChangeToken))
     }
 
-    @Test func tokenErrorsAreDistinct() throws {
-        let test = try TestLibrary()
-        let other = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func tokenErrorsAreDistinct(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
+        let other = try TestLibrary(paths: paths)
         try test.makeAssets(2)
         let foreign = try other.library.currentChangeToken
         #expect(throws: PhotoLibraryError.changeTokenFromAnotherLibrary(tokenLibrary: other.library.identity, library: test.library.identity)) {
@@ -121,10 +121,10 @@ import Testing
         #expect(PhotoLibraryError.persistentChangeDetailsUnavailable.code == 3210)
     }
 
-    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them")
-    func requiresResyncNamesTheTokenErrors() throws {
-        let test = try TestLibrary()
-        let other = try TestLibrary()
+    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them", arguments: SQLitePaths.allCases)
+    func requiresResyncNamesTheTokenErrors(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
+        let other = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.makeAssets(3)
         let current = try test.library.currentChangeToken
@@ -157,14 +157,14 @@ import Testing
         #expect(Set(others.map(\.code)).isDisjoint(with: [3105, 9101, 9102, 9103]))
     }
 
-    @Test func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(1)
         let backup = test.directory.url.appending(path: "Backup.photosync")
         try FileManager.default.copyItem(at: test.library.url, to: backup)
         try test.makeAssets(1)
         let newer = try test.library.currentChangeToken
-        let restored = try PhotoLibrary(url: backup)
+        let restored = try PhotoLibrary(url: backup, options: paths.options())
         #expect {
             try restored.fetchPersistentChanges(since: newer)
         } throws: { error in
@@ -182,8 +182,8 @@ import Testing
         }
     }
 
-    @Test func explicitExpiryByTokenAndDate() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func explicitExpiryByTokenAndDate(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.makeAssets(1)
         let middle = try test.library.currentChangeToken
@@ -203,8 +203,8 @@ import Testing
         #expect(try test.library.currentChangeToken.sequence == status.currentToken.sequence + 1)
     }
 
-    @Test func retentionByCountIsAppliedAutomatically() throws {
-        let test = try TestLibrary(options: .init(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10)))
+    @Test(arguments: SQLitePaths.allCases) func retentionByCountIsAppliedAutomatically(paths: SQLitePaths) throws {
+        let test = try TestLibrary(options: paths.options(PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10))))
         let start = try test.library.currentChangeToken
         for index in 0..<130 {
             try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "\(index)") }
@@ -223,8 +223,8 @@ import Testing
         #expect(state.changeToken == status.currentToken)
     }
 
-    @Test func retentionByAge() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func retentionByAge(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.makeAssets(1)
         try test.makeAssets(1)
@@ -234,8 +234,8 @@ import Testing
         #expect(throws: PhotoLibraryError.self) { try test.library.fetchPersistentChanges(since: start) }
     }
 
-    @Test func aFetchResultIsNotCutShortByExpiry() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func aFetchResultIsNotCutShortByExpiry(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         for _ in 0..<600 {
             try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
@@ -249,16 +249,16 @@ import Testing
         #expect(count == 600)
     }
 
-    @Test("waitForChanges wakes within 500 ms of a commit, through this handle and through another one's notification")
-    func waitForChangesWakesOnACommit() async throws {
+    @Test("waitForChanges wakes within 500 ms of a commit, through this handle and through another one's notification", arguments: SQLitePaths.allCases)
+    func waitForChangesWakesOnACommit(paths: SQLitePaths) async throws {
         // The test runs on queues of its own: its timing doesn't include waiting for the cooperative pool,
         // which other tests can keep busy for seconds.
         try await withTaskExecutorPreference(QueueExecutor()) {
-            let test = try TestLibrary(options: .notificationsOnly)
+            let test = try TestLibrary(options: paths.options(.notificationsOnly))
             let token = try test.library.currentChangeToken
             #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
             // A second handle on the same library takes the path another process takes: the notification file.
-            let other = try PhotoLibrary(url: test.library.url, options: .notificationsOnly)
+            let other = try PhotoLibrary(url: test.library.url, options: paths.options(.notificationsOnly))
             for (waiting, committing) in [(test.library, test.library), (other, test.library), (test.library, other)] {
                 let start = try waiting.currentChangeToken
                 // The waiter on a queue of its own too: the body may block (waiting for the writer to exit).
@@ -276,9 +276,9 @@ import Testing
         }
     }
 
-    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)")
-    func waitWithAFarDeadline() async throws {
-        let test = try TestLibrary(options: .notificationsOnly)
+    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)", arguments: SQLitePaths.allCases)
+    func waitWithAFarDeadline(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(options: paths.options(.notificationsOnly))
         let library = test.library
         let token = try library.currentChangeToken
         let waiter = Task { try await library.waitForChanges(after: token, timeout: .seconds(1_000 * 365 * 86_400)) }

@@ -11,26 +11,30 @@ struct ClientSchemaTests {
     static let v1 = ClientMigration(version: 1, name: "tags", sql: """
         CREATE TABLE test_tag (assetId INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE, tag TEXT NOT NULL,
             PRIMARY KEY (assetId, tag)) WITHOUT ROWID;
-        CREATE TABLE test_runs (migration INTEGER NOT NULL);
-        INSERT INTO test_runs VALUES (1);
+        CREATE TABLE test_runs (id INTEGER PRIMARY KEY, migration INTEGER NOT NULL);
+        INSERT INTO test_runs (migration) VALUES (1);
         """)
     static let v2 = ClientMigration(version: 2, name: "notes", sql: """
         CREATE TABLE test_note (text TEXT NOT NULL);
-        INSERT INTO test_runs VALUES (2);
+        INSERT INTO test_runs (migration) VALUES (2);
         """)
     static let schema1 = LibraryClientSchema(name: "tests.tags", migrations: [v1])
     static let schema2 = LibraryClientSchema(name: "tests.tags", migrations: [v2, v1])
 
     static func runs(_ library: PhotoLibrary) throws -> [Int] {
-        try library.readClientState { db in try Int.fetchAll(db, sql: "SELECT migration FROM test_runs ORDER BY rowid") }
+        try library.readClientState { db in try db.fetchValues(Int.self, sql: "SELECT migration FROM test_runs ORDER BY id") }
     }
 
     static func tags(_ library: PhotoLibrary) throws -> [String] {
-        try library.readClientState { db in try String.fetchAll(db, sql: "SELECT tag FROM test_tag ORDER BY tag") }
+        try library.readClientState { db in try db.fetchValues(String.self, sql: "SELECT tag FROM test_tag ORDER BY tag") }
     }
 
     static func tableExists(_ library: PhotoLibrary, _ table: String) throws -> Bool {
-        try library.readClientState { db in try db.tableExists(table) }
+        try library.readClientState { db in
+            try db.fetchValue(
+                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)", arguments: [table]
+            ) ?? false
+        }
     }
 
     @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing", arguments: SQLitePaths.allCases)
@@ -39,7 +43,7 @@ struct ClientSchemaTests {
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
         try test.library.attach(Self.schema1)
         try test.library.attach(Self.schema1)
-        try PhotoLibrary(url: test.library.url).attach(Self.schema1)
+        try PhotoLibrary(url: test.library.url, options: paths.options()).attach(Self.schema1)
         #expect(try Self.runs(test.library) == [1])
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 1)
         // The library's own history doesn't see it.
@@ -51,7 +55,7 @@ struct ClientSchemaTests {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         #expect(try !Self.tableExists(test.library, "test_note"))
-        let reopened = try PhotoLibrary(url: test.library.url)
+        let reopened = try PhotoLibrary(url: test.library.url, options: paths.options())
         try reopened.attach(Self.schema2)
         #expect(try Self.runs(reopened) == [1, 2])
         #expect(try Self.tableExists(reopened, "test_note"))
@@ -66,7 +70,7 @@ struct ClientSchemaTests {
     func newerVersionIsAnError(paths: SQLitePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema2)
-        let older = try PhotoLibrary(url: test.library.url)
+        let older = try PhotoLibrary(url: test.library.url, options: paths.options())
         #expect(throws: PhotoLibraryError.clientSchemaTooNew(client: "tests.tags", found: 2, supported: 1)) {
             try older.attach(Self.schema1)
         }
@@ -142,9 +146,16 @@ struct ClientSchemaTests {
             return placeholder.localIdentifier
         }
         let rows = try test.library.readClientState { db in
-            try Row.fetchAll(db, sql: "SELECT a.localIdentifier, t.tag FROM test_tag t JOIN asset a ON a.id = t.assetId")
+            var rows: [[String]] = []
+            try db.forEachRow(
+                sql: "SELECT a.localIdentifier, t.tag FROM test_tag t JOIN asset a ON a.id = t.assetId", arguments: [], cached: false
+            ) { columns in
+                rows.append([columns.text(0), columns.text(1)])
+                return true
+            }
+            return rows
         }
-        #expect(rows.map { [$0[0] as String, $0[1] as String] } == [[identifier, "new"]])
+        #expect(rows == [[identifier, "new"]])
         // One transaction in the history: the asset's (the client's row is not journaled).
         #expect(try test.library.historyStatus().transactionCount == 1)
     }
@@ -217,16 +228,16 @@ struct ClientSchemaTests {
             options.commitPollInterval = nil  // Only notifications wake waiters: the test fails if none comes.
             return options
         }()
-        let test = try TestLibrary(paths: paths, options: options)
+        let test = try TestLibrary(options: paths.options(options))
         try test.library.attach(Self.schema1)
         try test.makeAssets(1)
         let token = try test.library.historyStatus().currentToken
         let library = test.library
-        let other = try PhotoLibrary(url: library.url, options: options)
+        let other = try PhotoLibrary(url: library.url, options: paths.options(options))
         // Its own deadline is far: it re-checks once at the deadline, which must not be what wakes it.
         let waiter = Task {
             try await library.waitForClientState(timeout: .seconds(600)) { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM test_tag WHERE tag = 'signal'") ?? false
+                try db.fetchValue(Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM test_tag WHERE tag = 'signal')") ?? false
             }
         }
         // The waiter checked once and suspended: the write must wake it, not its first check.
@@ -245,8 +256,8 @@ struct ClientSchemaTests {
     }
 
     @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it", arguments: SQLitePaths.allCases)
-    func assetPathRoots(paths sqlitePaths: SQLitePaths) throws {
-        let test = try TestLibrary(paths: sqlitePaths)
+    func assetPathRoots(sqlPaths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: sqlPaths)
         let root = test.directory.url.appending(path: "root").path
         let files = ["a/x.jpg", "inner/y.jpg"].enumerated().map { test.directory.file("root/\($1)", seed: UInt64($0), size: 64) }
         try test.library.performChangesAndWait(author: "tests") {
@@ -299,6 +310,6 @@ struct ClientSchemaTests {
         }
         #expect(try Self.tags(test.library).isEmpty)
         #expect(try test.library.clientSchemaVersion(of: "tests.kept") == 0)
-        #expect(try test.library.readClientState { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_path_root") } == 0)
+        #expect(try test.library.readClientState { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM asset_path_root") } == 0)
     }
 }

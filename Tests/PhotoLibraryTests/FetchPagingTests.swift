@@ -9,8 +9,8 @@ import Testing
 @Suite struct FetchPagingTests {
     /// A library of `count` assets with random sort values: dates (some missing, many equal), sizes,
     /// favourites, locations (some missing), names; a few hidden.
-    static func randomLibrary(_ count: Int, seed: UInt64) throws -> TestLibrary {
-        let test = try TestLibrary()
+    static func randomLibrary(_ count: Int, seed: UInt64, paths: SQLitePaths) throws -> TestLibrary {
+        let test = try TestLibrary(paths: paths)
         var g = SplitMix64(seed: seed)
         let plans = (0..<count).map { _ in
             (date: g.chance(0.1) ? nil : Date(timeIntervalSince1970: Double(1_600_000_000 + g.int(in: 0...30) * 86_400)),
@@ -44,9 +44,9 @@ import Testing
         return identifiers
     }
 
-    @Test("Pages of random queries, in random sizes, are the whole fetch in its order", arguments: [1, 2, 3] as [UInt64])
-    func pagesAreTheWholeFetch(seed: UInt64) throws {
-        let test = try Self.randomLibrary(120, seed: seed)
+    @Test("Pages of random queries, in random sizes, are the whole fetch in its order", arguments: [1, 2, 3] as [UInt64], SQLitePaths.allCases)
+    func pagesAreTheWholeFetch(seed: UInt64, paths: SQLitePaths) throws {
+        let test = try Self.randomLibrary(120, seed: seed, paths: paths)
         let keys = ["creationDate", "pixelWidth", "isFavorite", "originalFilename", "addedDate", "latitude", "path"]
         let predicates: [FetchFilter?] = [nil, "isFavorite", "pixelWidth >= 1000 AND NOT isFavorite", "latitude == nil"]
         var g = SplitMix64(seed: seed &* 31)
@@ -62,9 +62,9 @@ import Testing
         }
     }
 
-    @Test("An album's pages follow its own order, or the options' order; a smart album's and a moment's follow theirs")
-    func collectionPages() throws {
-        let test = try Self.randomLibrary(60, seed: 9)
+    @Test("An album's pages follow its own order, or the options' order; a smart album's and a moment's follow theirs", arguments: SQLitePaths.allCases)
+    func collectionPages(paths: SQLitePaths) throws {
+        let test = try Self.randomLibrary(60, seed: 9, paths: paths)
         var g = SplitMix64(seed: 99)
         let all = try test.library.fetchAssets(options: FetchOptions(includeHiddenAssets: true))
         var members = try all.objects(in: 0..<all.count)
@@ -86,9 +86,9 @@ import Testing
         }
     }
 
-    @Test("Between pages of an album, removing assets before the cursor skips nothing after it")
-    func albumPagesAreAnchoredOnTheLastAsset() throws {
-        let test = try TestLibrary()
+    @Test("Between pages of an album, removing assets before the cursor skips nothing after it", arguments: SQLitePaths.allCases)
+    func albumPagesAreAnchoredOnTheLastAsset(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(20)
         try test.library.performChangesAndWait {
             AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Ordered").addAssets(assets)
@@ -102,9 +102,9 @@ import Testing
         #expect(second.objects.map(\.localIdentifier) == assets[6..<12].map(\.localIdentifier))
     }
 
-    @Test("Paging while the library changes returns every untouched asset once, in order, and repeats only assets re-sorted meanwhile")
-    func pagingWhileChanging() throws {
-        let test = try Self.randomLibrary(150, seed: 17)
+    @Test("Paging while the library changes returns every untouched asset once, in order, and repeats only assets re-sorted meanwhile", arguments: SQLitePaths.allCases)
+    func pagingWhileChanging(paths: SQLitePaths) throws {
+        let test = try Self.randomLibrary(150, seed: 17, paths: paths)
         var changes = RandomChanges(seed: 23)
         var g = SplitMix64(seed: 5)
         let options = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate", ascending: false)])
@@ -129,9 +129,9 @@ import Testing
         #expect(counts.allSatisfy { $0.value == 1 || touched.contains($0.key) })
     }
 
-    @Test("A cursor is refused with another query, and a page of fewer than one object is refused")
-    func misuse() throws {
-        let test = try TestLibrary()
+    @Test("A cursor is refused with another query, and a page of fewer than one object is refused", arguments: SQLitePaths.allCases)
+    func misuse(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.makeAssets(5)
         let page = try test.library.fetchAssets(after: nil, limit: 2)
         let cursor = try #require(page.nextCursor)
@@ -145,9 +145,9 @@ import Testing
         }
     }
 
-    @Test("The state reader yields every identifier of its snapshot, in batches, whatever is committed meanwhile")
-    func stateReader() throws {
-        let test = try Self.randomLibrary(45, seed: 4)
+    @Test("The state reader yields every identifier of its snapshot, in batches, whatever is committed meanwhile", arguments: SQLitePaths.allCases)
+    func stateReader(paths: SQLitePaths) throws {
+        let test = try Self.randomLibrary(45, seed: 4, paths: paths)
         try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "A") }
         let expected = try test.library.fetchCurrentState()
         let reader = try test.library.makeStateReader()
@@ -168,9 +168,9 @@ import Testing
         }
     }
 
-    @Test("Objects changed since a token: read outside a block, and inside one within its transaction")
-    func changedObjects() async throws {
-        let test = try TestLibrary()
+    @Test("Objects changed since a token: read outside a block, and inside one within its transaction", arguments: SQLitePaths.allCases)
+    func changedObjects(paths: SQLitePaths) async throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         let token = try test.library.currentChangeToken
         try test.library.performChangesAndWait { AssetChangeRequest(for: assets[0]).isFavorite = true }

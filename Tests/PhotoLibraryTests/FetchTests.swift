@@ -5,8 +5,8 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct FetchTests {
-    @Test func textAndTypedPredicatesFilterAndSort() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func textAndTypedPredicatesFilterAndSort(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(6) { index, request in
             request.creationDate = .utc(2024, 1, 1 + index)
             request.mediaType = index.isMultiple(of: 2) ? .image : .video
@@ -26,8 +26,8 @@ import Testing
         #expect(try test.library.fetchAssets(with: .video).count == 3)
     }
 
-    @Test func badPredicatesNamePositionAndValidKeys() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func badPredicatesNamePositionAndValidKeys(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         #expect {
             try test.library.fetchAssets(options: FetchOptions(predicate: "isFavorite AND colour == 3"))
         } throws: { error in
@@ -42,8 +42,8 @@ import Testing
         }
     }
 
-    @Test func identifiersKeepTheirOrderAndIncludeHiddenAssets() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func identifiersKeepTheirOrderAndIncludeHiddenAssets(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3) { index, request in request.isHidden = index == 1 }
         let ids = [assets[2], assets[1], assets[0]].map(\.localIdentifier)
         #expect(try test.library.fetchAssets(withLocalIdentifiers: ids + ["unknown", ids[0]]).map(\.localIdentifier) == ids)
@@ -51,8 +51,8 @@ import Testing
         #expect(try test.library.fetchAssets(options: FetchOptions(includeHiddenAssets: true)).count == 3)
     }
 
-    @Test func fetchResultsAreSnapshots() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func fetchResultsAreSnapshots(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(300) { index, request in request.creationDate = .utc(2020, 1, 1, 0, index % 60) }
         let result = try test.library.fetchAssets()
         #expect(result.count == 300)
@@ -76,8 +76,8 @@ import Testing
         #expect(throws: PhotoLibraryError.indexOutOfRange(index: 300, count: 300)) { try result.object(at: 300) }
     }
 
-    @Test func collectionPredicates() throws {
-        let test = try TestLibrary()
+    @Test(arguments: SQLitePaths.allCases) func collectionPredicates(paths: SQLitePaths) throws {
+        let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Summer 2024")
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Winter")
@@ -90,10 +90,10 @@ import Testing
 
     /// The oracle: random predicates and sort orders give the same ordered results through SQL as through
     /// the in-memory evaluator, over random libraries.
-    @Test(arguments: [11, 12, 13] as [UInt64])
-    func sqlAndInMemoryEvaluationAgree(seed: UInt64) throws {
+    @Test(arguments: [11, 12, 13] as [UInt64], SQLitePaths.allCases)
+    func sqlAndInMemoryEvaluationAgree(seed: UInt64, paths: SQLitePaths) throws {
         var generator = SplitMix64(seed: seed)
-        let test = try TestLibrary()
+        let test = try TestLibrary(paths: paths)
         let names = ["IMG_1.JPG", "img_2.jpg", "Été.heic", "ÉTÉ.png", "straße.mov", "😀.gif", "a", ""]
         try test.makeAssets(120) { _, request in
             if Int.random(in: 0...4, using: &generator) > 0 {

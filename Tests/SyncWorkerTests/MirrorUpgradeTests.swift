@@ -102,7 +102,9 @@ struct MirrorUpgradeTests {
         let albumsBefore = try library.fetchAssetCollections(with: .album).map(\.localIdentifier).sorted()
         try library.attachSyncWorker()
         #expect(try library.clientSchemaVersion(of: SyncSchema.clientName) == SyncSchema.schema.version)
-        let (rowsAfter, schemaAfter) = try library.readClientState { db in (try Self.mirrorRows(db), try Self.mirrorSchema(db)) }
+        let (rowsAfter, schemaAfter) = try library.readClientState { db in
+            (try Self.mirrorRows(db.unmovedDatabase), try Self.mirrorSchema(db.unmovedDatabase))
+        }
         #expect(rowsAfter == rowsBefore)
         #expect(schemaAfter == schemaBefore)
         // The recorded root is a root of asset paths now: `path` in predicates and the sync worker's paths.
@@ -131,9 +133,9 @@ struct MirrorUpgradeTests {
         let old = try queue.read { db in try Self.mirrorSchema(db) }
         try queue.close()
         let library = try PhotoLibrary(url: fixture.base.appending(path: "New.photosync"))
-        #expect(try library.readClientState(Self.mirrorSchema).isEmpty)  // The core alone has none.
+        #expect(try library.readClientState { db in try Self.mirrorSchema(db.unmovedDatabase) }.isEmpty)  // The core alone has none.
         try library.attachSyncWorker()
-        #expect(try library.readClientState(Self.mirrorSchema) == old)
+        #expect(try library.readClientState { db in try Self.mirrorSchema(db.unmovedDatabase) } == old)
         #expect(old.count == 7)  // Four tables, three indexes.
     }
 
@@ -154,6 +156,6 @@ struct MirrorUpgradeTests {
             #expect(client == SyncSchema.clientName)
         }
         #expect(try library.clientSchemaVersion(of: SyncSchema.clientName) == 0)
-        #expect(try library.readClientState { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file") } == Fixture.files.count)
+        #expect(try library.readClientState { db in try db.fetchValue(Int.self, sql: "SELECT count(*) FROM mirror_file") } == Fixture.files.count)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// Applies a client's series of migrations (``LibraryClientSchema``) inside the library's write
 /// transaction, recording the version reached in `library_client_schema` (Schema/0007_client_schema.sql).
@@ -10,9 +11,9 @@ enum ClientSchemaMigrator {
     /// - Returns: the versions applied now (empty when the library was up to date or adopted the tables).
     /// - Throws: ``PhotoLibraryError/clientSchemaTooNew(client:found:supported:)``,
     ///   ``PhotoLibraryError/clientSchemaConflict(client:reason:)``, SQLite errors of the migrations.
-    static func migrate(_ db: Database, _ schema: LibraryClientSchema) throws -> [Int] {
-        let recorded = try Int.fetchOne(
-            db, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [schema.name])
+    static func migrate(_ db: any SQLConnection, _ schema: LibraryClientSchema) throws -> [Int] {
+        let recorded = try db.fetchValue(
+            Int.self, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [schema.name])
         if let recorded, recorded > schema.version {
             throw PhotoLibraryError.clientSchemaTooNew(client: schema.name, found: recorded, supported: schema.version)
         }
@@ -24,23 +25,36 @@ enum ClientSchemaMigrator {
         for migration in pending { try db.execute(sql: migration.sql) }
         if recorded != schema.version, schema.version > 0 {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO library_client_schema (client, version, migratedAt) VALUES (?, ?, ?)",
+                sql: """
+                    INSERT INTO library_client_schema (client, version, migratedAt) VALUES (?, ?, ?)
+                    ON CONFLICT (client) DO UPDATE SET version = excluded.version, migratedAt = excluded.migratedAt
+                    """,
                 arguments: [schema.name, schema.version, Date().timeIntervalSince1970])
         }
         return pending.map(\.version)
     }
 
     /// Whether the library holds every table of the adoption (true), none (false), or some (an error).
-    private static func adopts(_ db: Database, _ adoption: LibraryClientSchema.Adoption, client: String) throws -> Bool {
+    private static func adopts(_ db: any SQLConnection, _ adoption: LibraryClientSchema.Adoption, client: String) throws -> Bool {
         var present: [String] = []
         var missing: [String] = []
         for table in adoption.tables {
-            if try db.tableExists(table) { present.append(table) } else { missing.append(table) }
+            if try tableExists(table, db) { present.append(table) } else { missing.append(table) }
         }
         if missing.isEmpty { return true }
         if present.isEmpty { return false }
         throw PhotoLibraryError.clientSchemaConflict(
             client: client,
             reason: "the library holds \(present.joined(separator: ", ")) but not \(missing.joined(separator: ", ")), without a record of the client's migrations")
+    }
+
+    /// Whether the library holds a table of this name (as SQL spells it unquoted: case-insensitively).
+    static func tableExists(_ table: String, _ db: any SQLConnection) throws -> Bool {
+        let sql = switch db.dialect {
+        case .sqlite: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND lower(name) = lower(?))"
+        case .postgres:
+            "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = lower(?))"
+        }
+        return try db.fetchValue(Bool.self, sql: sql, arguments: [table]) ?? false
     }
 }

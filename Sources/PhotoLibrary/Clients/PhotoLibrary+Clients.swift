@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+public import LibraryStorage
 import Synchronization
 
 /// The client schemas attached to one library handle, by name, with the version attached: attaching again
@@ -28,7 +28,7 @@ extension PhotoLibrary {
         if attachedClients.contains(schema) { return }
         if let problem = schema.problem { throw .invalidRequest(problem) }
         do {
-            _ = try database.write { db in try ClientSchemaMigrator.migrate(db, schema) }
+            _ = try storage.write { db in try ClientSchemaMigrator.migrate(db, schema) }
         } catch {
             throw Self.map(error, path: databasePath)
         }
@@ -39,8 +39,8 @@ extension PhotoLibrary {
     ///
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func clientSchemaVersion(of client: String) throws(PhotoLibraryError) -> Int {
-        try read { db in
-            try Int.fetchOne(db, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [client]) ?? 0
+        try storageRead { db in
+            try db.fetchValue(Int.self, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [client]) ?? 0
         }
     }
 
@@ -48,11 +48,14 @@ extension PhotoLibrary {
     /// tables (joined with the core's when it needs). Writes are refused (the connection is read-only): a
     /// client writes inside a change block, through ``LibraryTransaction``.
     ///
+    /// The connection is the library's storage engine's: its SQL is the one ``SQLConnection/dialect`` names
+    /// (SQLite or PostgreSQL), and the connection is valid only during `body`.
+    ///
     /// - Returns: what `body` returns.
     /// - Throws: ``PhotoLibraryError`` when the database can't be read; an error `body` throws, mapped to a
     ///   ``PhotoLibraryError`` (one it throws itself goes through unchanged).
-    public func readClientState<T>(_ body: (Database) throws -> T) throws(PhotoLibraryError) -> T {
-        try read(body)
+    public func readClientState<T>(_ body: (any SQLConnection) throws -> T) throws(PhotoLibraryError) -> T {
+        try storageRead(body)
     }
 
     /// Waits until `isSatisfied` holds for the library's state, or until `timeout`: a client waiting for a
@@ -66,12 +69,12 @@ extension PhotoLibrary {
     /// - Returns: whether it held before the deadline (false on timeout or cancellation).
     /// - Throws: ``PhotoLibraryError`` when the database can't be read, or what `isSatisfied` throws.
     public func waitForClientState(
-        timeout: Duration, until isSatisfied: (Database) throws -> Bool
+        timeout: Duration, until isSatisfied: (any SQLConnection) throws -> Bool
     ) async throws(PhotoLibraryError) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let generation = notifier.generation
-            if try read(isSatisfied) { return true }
+            if try storageRead(isSatisfied) { return true }
             if ContinuousClock.now >= deadline || Task.isCancelled { return false }
             await notifier.wait(afterGeneration: generation, until: deadline)
         }

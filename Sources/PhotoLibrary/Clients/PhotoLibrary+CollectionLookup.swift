@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// User albums and folders by local identifier, read in one snapshot: what a client that keeps identifiers
@@ -11,12 +12,13 @@ extension PhotoLibrary {
     public func fetchCollections(
         albumIdentifiers: some Collection<String>, folderIdentifiers: some Collection<String>
     ) throws(PhotoLibraryError) -> (albums: [String: AssetCollection], folders: [String: CollectionList]) {
-        try read { db in
+        try storageRead { db in
             func keys(_ table: String, _ identifiers: some Collection<String>) throws -> [Int64] {
                 guard !identifiers.isEmpty else { return [] }
                 let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")
-                return try Int64.fetchAll(
-                    db, sql: "SELECT id FROM \(table) WHERE localIdentifier IN (\(marks))", arguments: StatementArguments(Array(identifiers)))
+                return try db.fetchValues(
+                    Int64.self, sql: "SELECT id FROM \(table) WHERE localIdentifier IN (\(marks))",
+                    arguments: StatementArguments(Array(identifiers)))
             }
             let sequence = try Self.journalSequence(db)
             let albums = try ObjectLoading.collections(

@@ -1,6 +1,7 @@
 public import FetchPredicate
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// A fetch's filter (PhotoKit's `NSPredicate` in `PHFetchOptions`): a predicate in the text format, or one
 /// built with the typed keys (`Asset.isFavorite && Asset.mediaType == .image`).
@@ -44,11 +45,12 @@ public struct FetchFilter: Sendable, ExpressibleByStringLiteral, CustomStringCon
         }
     }
 
-    func sql(for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {
+    /// The filter as a `WHERE` condition in `dialect`, on the table of `objectType`.
+    func sql(for objectType: ObjectType, dialect: SQLDialect) throws(PhotoLibraryError) -> SQL {
         switch objectType {
-        case .asset: try predicate(for: Asset.predicateSchema).sql
-        case .assetCollection: try predicate(for: AssetCollection.predicateSchema).sql
-        case .collectionList: try predicate(for: CollectionList.predicateSchema).sql
+        case .asset: try predicate(for: Asset.predicateSchema).sql(dialect)
+        case .assetCollection: try predicate(for: AssetCollection.predicateSchema).sql(dialect)
+        case .collectionList: try predicate(for: CollectionList.predicateSchema).sql(dialect)
         }
     }
 }
@@ -71,15 +73,36 @@ extension FetchPredicate.SortDescriptor {
         }
     }
 
-    static func orderSQL(_ sorts: [FetchSort], for objectType: ObjectType, alias: SQL = "asset") throws(PhotoLibraryError) -> SQL {
+    /// The ordering terms of `sorts` in `dialect` (NULLs first ascending on both engines).
+    static func orderSQL(_ sorts: [FetchSort], for objectType: ObjectType, dialect: SQLDialect) throws(PhotoLibraryError) -> SQL {
         do {
             switch objectType {
-            case .asset: return try CompiledSortOrder(sorts, schema: Asset.predicateSchema).sql()
-            case .assetCollection: return try CompiledSortOrder(sorts, schema: AssetCollection.predicateSchema).sql()
-            case .collectionList: return try CompiledSortOrder(sorts, schema: CollectionList.predicateSchema).sql()
+            case .asset: return try CompiledSortOrder(sorts, schema: Asset.predicateSchema).sql(dialect)
+            case .assetCollection: return try CompiledSortOrder(sorts, schema: AssetCollection.predicateSchema).sql(dialect)
+            case .collectionList: return try CompiledSortOrder(sorts, schema: CollectionList.predicateSchema).sql(dialect)
             }
         } catch {
             throw .invalidPredicate(message: error.description, position: error.position)
+        }
+    }
+}
+
+extension CompiledPredicate {
+    /// The predicate as a `WHERE` condition in `dialect`.
+    func sql(_ dialect: SQLDialect) -> SQL {
+        switch dialect {
+        case .sqlite: sql
+        case .postgres: StorageSQL.literal(postgresSQL)
+        }
+    }
+}
+
+extension CompiledSortOrder {
+    /// The ordering terms in `dialect`.
+    func sql(_ dialect: SQLDialect) -> SQL {
+        switch dialect {
+        case .sqlite: sql()
+        case .postgres: SQL(sql: postgresSQL())
         }
     }
 }

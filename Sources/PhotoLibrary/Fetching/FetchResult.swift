@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 import Synchronization
 
 /// The ordered result of a fetch (PhotoKit's `PHFetchResult`): an immutable snapshot.
@@ -41,7 +42,7 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
 
     init(
         keys: [Int64], fences: SortFences? = nil, sequence: Int64, query: FetchQuery?, keyKind: FetchResultKeyKind,
-        requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?, incremental: IncrementalFetch? = nil,
+        requery: (@Sendable (any SQLConnection, _ sortValues: Bool) throws -> FetchResultKeyList)?, incremental: IncrementalFetch? = nil,
         loader: @escaping Loader
     ) {
         self.keyList = FetchResultKeyList(keys, fences: fences)
@@ -231,12 +232,12 @@ final class FetchChain: Sendable {
     /// Fetches the keys again, at the state of the read it runs in; with `sortValues`, also the sort values the
     /// incremental path searches (so that a fetch followed incrementally still is after a round that had to
     /// fetch it again). Nil: the result never changes.
-    let requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?
+    let requery: (@Sendable (any SQLConnection, _ sortValues: Bool) throws -> FetchResultKeyList)?
     /// How to follow the fetch transaction by transaction, when it can be (see ``IncrementalFetch``).
     let incremental: IncrementalFetch?
 
     init(
-        keyKind: FetchResultKeyKind, requery: (@Sendable (Database, _ sortValues: Bool) throws -> FetchResultKeyList)?,
+        keyKind: FetchResultKeyKind, requery: (@Sendable (any SQLConnection, _ sortValues: Bool) throws -> FetchResultKeyList)?,
         incremental: IncrementalFetch? = nil
     ) {
         self.keyKind = keyKind

@@ -1,4 +1,5 @@
 import GRDB
+import LibraryStorage
 
 /// The sort values of a fetched list's keys, read with the keys, for the incremental path's searches (see
 /// ``KeySearch``).
@@ -78,13 +79,13 @@ struct SortFences: Sendable {
             if width > SortFences.maximumDenseWidth { sampled = [] }
         }
 
-        /// Adds the next key's values: `width` columns of `row` from `first` on.
-        mutating func add(_ row: Row, from first: Int) {
+        /// Adds the next key's values: `width` columns of the row `columns` is on, from `first` on.
+        mutating func add(_ columns: any SQLColumns, from first: Int) {
             defer { keyCount += 1 }
             if sampled == nil {
                 var dense = true
                 for column in first..<(first + width) {
-                    guard let number = SortFences.number(row[column]) else {
+                    guard let number = SortFences.number(columns.value(column)) else {
                         dense = false
                         break
                     }
@@ -99,7 +100,7 @@ struct SortFences: Sendable {
                 numbers = []
             }
             if keyCount % SortFences.stride == 0 {
-                for column in first..<(first + width) { sampled!.append(row[column]) }
+                for column in first..<(first + width) { sampled!.append(columns.value(column)) }
             }
         }
 

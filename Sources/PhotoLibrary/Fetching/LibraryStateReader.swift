@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// The library's whole state — every identifier and the token of that instant — read in batches from one
 /// consistent snapshot: ``PhotoLibrary/fetchCurrentState()`` for a library too large to hold in memory at
@@ -14,16 +15,16 @@ public final class LibraryStateReader: Sendable {
     public let counts: [ObjectType: Int]
 
     private let library: PhotoLibrary
-    private let snapshot: DatabaseSnapshot
+    private let snapshot: any StorageSnapshot
 
     init(library: PhotoLibrary) throws(PhotoLibraryError) {
         self.library = library
         do {
-            snapshot = try library.database.makeSnapshot()
+            snapshot = try library.storage.makeSnapshot()
             (changeToken, counts) = try snapshot.read { db in
                 var counts: [ObjectType: Int] = [:]
                 for type in ObjectType.allCases {
-                    counts[type] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(type.tableName)") ?? 0
+                    counts[type] = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(type.tableName)") ?? 0
                 }
                 return (try library.currentToken(db), counts)
             }
@@ -51,12 +52,13 @@ public final class LibraryStateReader: Sendable {
             return try snapshot.read { db in
                 var batch: [(ObjectType, String)] = []
                 while batch.count < limit {
-                    let rows = try Row.fetchAll(
-                        db, sql: "SELECT id, localIdentifier FROM \(position.type.tableName) WHERE id > ? ORDER BY id LIMIT ?",
-                        arguments: [position.lastID, limit - batch.count])
-                    for row in rows {
-                        batch.append((position.type, row[1]))
-                        position.lastID = row[0]
+                    try db.forEachRow(
+                        sql: "SELECT id, localIdentifier FROM \(position.type.tableName) WHERE id > ? ORDER BY id LIMIT ?",
+                        arguments: [position.lastID, limit - batch.count], cached: true
+                    ) { columns in
+                        batch.append((position.type, columns.text(1)))
+                        position.lastID = columns.int64(0)
+                        return true
                     }
                     if batch.count >= limit { break }
                     guard let next = ObjectType(rawValue: position.type.rawValue + 1) else { break }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// Loads objects by key as they were at a journal position, rebuilding changed or deleted objects from
 /// the previous values the journal keeps.
@@ -7,41 +8,43 @@ enum ObjectLoading {
     /// Rows of `Row` for `keys`, as of `sequence`. Missing entries could not be rebuilt.
     static func rows<Record: FetchableRecord & Decodable & JournaledRow>(
         _ type: Record.Type, objectType: ObjectType, keys: some Collection<Int64>, sequence: Int64,
-        idColumn: KeyPath<Record, Int64>, _ db: Database
+        idColumn: KeyPath<Record, Int64>, _ db: any SQLConnection
     ) throws -> [Int64: Record] {
         var result: [Int64: Record] = [:]
         result.reserveCapacity(keys.count)
         let list = keys.map { "\($0)" }.joined(separator: ",")
         let table = objectType.tableName
-        for record in try Record.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id IN (\(list))") {
+        for record in try db.fetchRecords(Record.self, sql: "SELECT * FROM \(table) WHERE id IN (\(list))") {
             result[record[keyPath: idColumn]] = record
         }
         // Objects changed since the fetch: their first change after it carries the state at the fetch.
         let current = try PhotoLibrary.journalSequence(db)
         if current > sequence {
-            let rows = try Row.fetchAll(
-                db,
+            // Each object's first change after the fetch: its lowest sequence (DISTINCT ON's portable form).
+            try db.forEachRow(
                 sql: """
-                    SELECT objectId, kind, previousValues, min(seq) FROM change_record
-                    WHERE objectType = ? AND seq > ? AND objectId IN (\(list)) GROUP BY objectId
+                    SELECT r.objectId, r.previousValues FROM change_record r
+                    WHERE r.objectType = ? AND r.seq > ? AND r.objectId IN (\(list))
+                      AND r.seq = (SELECT min(f.seq) FROM change_record f
+                                   WHERE f.objectType = r.objectType AND f.objectId = r.objectId AND f.seq > ?)
                     """,
-                arguments: [objectType.rawValue, sequence])
-            for row in rows {
-                let id: Int64 = row["objectId"]
-                if let data: Data = row["previousValues"], let previous = PreviousValues.decode(Record.self, from: data) {
-                    result[id] = previous
+                arguments: [objectType.rawValue, sequence, sequence], cached: false
+            ) { columns in
+                if let data = columns.blob(1), let previous = PreviousValues.decode(Record.self, from: data) {
+                    result[columns.int64(0)] = previous
                 }
+                return true
             }
         }
         return result
     }
 
-    static func assets(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: Database) throws -> [Asset] {
+    static func assets(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: any SQLConnection) throws -> [Asset] {
         let rows = try rows(AssetRow.self, objectType: .asset, keys: keys, sequence: sequence, idColumn: \.id, db)
         return keys.compactMap { rows[$0].map(Asset.init(row:)) }
     }
 
-    static func collections(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: Database) throws -> [AssetCollection] {
+    static func collections(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: any SQLConnection) throws -> [AssetCollection] {
         let rows = try rows(AssetCollectionRow.self, objectType: .assetCollection, keys: keys, sequence: sequence, idColumn: \.id, db)
         return try keys.compactMap { key in
             guard var row = rows[key] else { return nil }
@@ -50,12 +53,12 @@ enum ObjectLoading {
         }
     }
 
-    static func lists(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: Database) throws -> [CollectionList] {
+    static func lists(_ keys: ArraySlice<Int64>, sequence: Int64, _ db: any SQLConnection) throws -> [CollectionList] {
         let rows = try rows(CollectionListRow.self, objectType: .collectionList, keys: keys, sequence: sequence, idColumn: \.id, db)
         return keys.compactMap { rows[$0].map(CollectionList.init(row:)) }
     }
 
-    static func mixed(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: Database) throws -> [PhotoCollection] {
+    static func mixed(_ keys: ArraySlice<Int64>, sequence: Int64, library: PhotoLibrary, _ db: any SQLConnection) throws -> [PhotoCollection] {
         let collectionKeys = keys.filter { $0 & 1 == 0 }.map { $0 >> 1 }
         let listKeys = keys.filter { $0 & 1 == 1 }.map { $0 >> 1 }
         var collections: [Int64: AssetCollection] = [:]
@@ -72,13 +75,13 @@ enum ObjectLoading {
 
 /// Recently Added changes with the passing of time, not with commits: its count is computed when read.
 enum SmartAlbumCounts {
-    static func refresh(_ row: inout AssetCollectionRow, library: PhotoLibrary, _ db: Database) throws {
+    static func refresh(_ row: inout AssetCollectionRow, library: PhotoLibrary, _ db: any SQLConnection) throws {
         guard row.type == AssetCollectionType.smartAlbum.rawValue,
             row.subtype == AssetCollectionSubtype.smartAlbumRecentlyAdded.rawValue
         else { return }
         let since = SmartAlbumRule.recentSince
-        row.assetCount = try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM asset WHERE isHidden = 0 AND addedDate >= ?", arguments: [since]) ?? 0
+        row.assetCount = try db.fetchValue(
+            Int.self, sql: "SELECT count(*) FROM asset WHERE isHidden = 0 AND addedDate >= ?", arguments: [since], cached: true) ?? 0
     }
 }
 

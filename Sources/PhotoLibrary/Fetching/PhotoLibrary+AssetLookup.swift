@@ -1,4 +1,5 @@
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// The asset with `identifier` as it is now (hidden or not, any burst member), or nil: one lookup on the
@@ -9,9 +10,9 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the library can't be read.
     /// - Complexity: O(log *n*).
     package func fetchAsset(withLocalIdentifier identifier: String) throws(PhotoLibraryError) -> Asset? {
-        try read { db in
-            let statement = try db.cachedStatement(sql: "SELECT * FROM asset WHERE localIdentifier = ?")
-            return try AssetRow.fetchOne(statement, arguments: [identifier]).map(Asset.init(row:))
+        try storageRead { db in
+            try db.fetchRecords(AssetRow.self, sql: "SELECT * FROM asset WHERE localIdentifier = ?", arguments: [identifier], cached: true)
+                .first.map(Asset.init(row:))
         }
     }
 }

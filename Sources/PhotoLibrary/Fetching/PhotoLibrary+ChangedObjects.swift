@@ -26,17 +26,29 @@ extension PhotoLibrary {
     ) throws(PhotoLibraryError) -> Set<String> {
         let wanted = Array(Set(identifiers))
         guard !wanted.isEmpty else { return [] }
-        let query = { [self] (db: Database) throws -> Set<String> in
+        let query = { [self] (db: any SQLConnection) throws -> Set<String> in
             try validate(token, db)
-            let json = String(decoding: try JSONEncoder().encode(wanted), as: UTF8.self)
-            return Set(try String.fetchAll(
-                db,
-                sql: "SELECT DISTINCT localIdentifier FROM change_record WHERE seq > ? AND localIdentifier IN (SELECT value FROM json_each(?))",
-                arguments: [token.sequence, json]))
+            // In chunks: an engine binds a bounded number of parameters per statement.
+            var changed = Set<String>()
+            for start in stride(from: 0, to: wanted.count, by: Self.parameterChunk) {
+                let chunk = wanted[start..<min(start + Self.parameterChunk, wanted.count)]
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                changed.formUnion(try db.fetchValues(
+                    String.self,
+                    sql: "SELECT DISTINCT localIdentifier FROM change_record WHERE seq > ? AND localIdentifier IN (\(marks))",
+                    arguments: StatementArguments([token.sequence.databaseValue] + chunk.map(\.databaseValue))))
+            }
+            return changed
         }
         if let session = ChangeSession.current, session.library === self, session.admitsCaller() {
             do { return try query(session.db.unmovedDatabase) } catch { throw Self.map(error, path: databasePath) }
         }
-        return try read(query)
+        return try storageRead(query)
     }
+}
+
+extension PhotoLibrary {
+    /// The most values a statement binds as `IN (?, …)` at once: under SQLite's limit (32,766) and
+    /// PostgreSQL's (65,535).
+    static let parameterChunk = 10_000
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// What a fetch result was made from, so that it can be made again (observation).
 struct FetchQuery: Sendable {
@@ -26,9 +27,26 @@ struct FetchQuery: Sendable {
 
 extension PhotoLibrary {
     /// The journal's last sequence number (0 before the first commit): the position of a read.
-    static func journalSequence(_ db: Database) throws -> Int64 {
-        // Read through SQLite's C API: every delivery round starts with it.
-        try RawQuery(db, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").int64() ?? 0
+    static func journalSequence(_ db: any SQLConnection) throws -> Int64 {
+        if let sqlite = db.sqliteDatabase {
+            // Read through SQLite's C API: every delivery round starts with it.
+            return try RawQuery(sqlite, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").int64() ?? 0
+        }
+        switch db.dialect {
+        case .sqlite:
+            return try db.fetchValue(
+                Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'", cached: true) ?? 0
+        case .postgres:
+            // The identity's sequence runs ahead of commits; the last committed transaction, or the floor once
+            // expiry deleted it, is the position.
+            return try db.fetchValue(
+                Int64.self,
+                sql: """
+                    SELECT greatest(coalesce((SELECT max(seq) FROM change_transaction), 0),
+                                    (SELECT floor FROM change_journal WHERE id = 1))
+                    """,
+                cached: true) ?? 0
+        }
     }
 
     // MARK: Assets
@@ -74,8 +92,8 @@ extension PhotoLibrary {
     }
 
     func fetchAssets(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<Asset> {
-        let compiled = try AssetQueryCompiler.compile(query, library: self)
-        let (keys, fences, sequence) = try read { db -> ([Int64], SortFences?, Int64) in
+        let compiled = try AssetQueryCompiler.compile(query, dialect: storage.dialect)
+        let (keys, fences, sequence) = try storageRead { db -> ([Int64], SortFences?, Int64) in
             let (keys, fences) = try compiled.fetchKeysAndFences(db)
             return (keys, fences, try Self.journalSequence(db))
         }
@@ -83,7 +101,7 @@ extension PhotoLibrary {
             keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeyList,
             incremental: compiled.incremental
         ) { [self] keys, sequence in
-            try read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
+            try storageRead { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
         })
     }
 
@@ -108,14 +126,14 @@ extension PhotoLibrary {
     }
 
     func fetchCollections(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<AssetCollection> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
-        let (keys, sequence) = try read { db -> ([Int64], Int64) in
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
+        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
+            try storageRead { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
         })
     }
 
@@ -143,14 +161,14 @@ extension PhotoLibrary {
     }
 
     func fetchLists(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<CollectionList> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
-        let (keys, sequence) = try read { db -> ([Int64], Int64) in
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
+        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
+            try storageRead { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
         })
     }
 
@@ -168,7 +186,7 @@ extension PhotoLibrary {
         if let children = list.transientChildren {
             let keys = children.compactMap { FetchResultKeys.key(of: $0) }
             return FetchResult(keys: keys, sequence: 0, query: nil, keyKind: .mixed, requery: nil) { [self] keys, _ in
-                try read { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
+                try storageRead { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
             }
         }
         if list.collectionListType == .momentList, let year = Int(list.localizedTitle ?? "") {
@@ -178,14 +196,14 @@ extension PhotoLibrary {
     }
 
     func fetchMixed(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
-        let compiled = try CollectionQueryCompiler.compile(query, library: self)
-        let (keys, sequence) = try read { db -> ([Int64], Int64) in
+        let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
+        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
+            try storageRead { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
         })
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// The asset with this identifier as it is now, hidden or not, or nil — one indexed read, without a
@@ -7,8 +8,9 @@ extension PhotoLibrary {
     /// - Throws: a ``PhotoLibraryError`` when the library can't be read.
     /// - Complexity: O(log *n*).
     public func asset(withLocalIdentifier identifier: String) throws(PhotoLibraryError) -> Asset? {
-        try read { db in
-            try AssetRow.fetchOne(db, sql: "SELECT * FROM asset WHERE localIdentifier = ?", arguments: [identifier]).map(Asset.init(row:))
+        try storageRead { db in
+            try db.fetchRecords(AssetRow.self, sql: "SELECT * FROM asset WHERE localIdentifier = ?", arguments: [identifier])
+                .first.map(Asset.init(row:))
         }
     }
 }

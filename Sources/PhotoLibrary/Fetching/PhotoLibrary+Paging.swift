@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// Where a page of a fetch ended: the sort values of its last object and the object's place in the
 /// tie-breaking order, so that the next page starts right after it (keyset pagination).
@@ -126,7 +127,7 @@ extension PhotoLibrary {
 
     private func fetchPage(_ query: FetchQuery, after cursor: FetchCursor?, limit: Int) throws(PhotoLibraryError) -> FetchPage<Asset> {
         guard limit >= 1 else { throw .invalidValue(property: "limit", reason: "a page holds at least 1 object (it was \(limit))") }
-        let plan = try PagePlan(query)
+        let plan = try PagePlan(query, dialect: storage.dialect)
         if let cursor {
             guard cursor.query == plan.fingerprint else {
                 throw .invalidValue(property: "cursor", reason: "it was made for another query (filter, order or options)")
@@ -139,8 +140,8 @@ extension PhotoLibrary {
         options.sortDescriptors = plan.descriptors
         options.fetchLimit = limit + 1
         let compiled = try AssetQueryCompiler.compile(
-            FetchQuery(scope: query.scope, options: options), library: self, extraCondition: cursor.map(plan.condition(after:)))
-        return try read { db -> FetchPage<Asset> in
+            FetchQuery(scope: query.scope, options: options), dialect: storage.dialect, extraCondition: cursor.map(plan.condition(after:)))
+        return try storageRead { db -> FetchPage<Asset> in
             let keys = try compiled.fetchKeys(db)
             let sequence = try Self.journalSequence(db)
             let objects = try ObjectLoading.assets(keys.prefix(limit), sequence: sequence, db)
@@ -168,7 +169,7 @@ private struct PagePlan {
     let albumID: Int64?
     let fingerprint: UInt64
 
-    init(_ query: FetchQuery) throws(PhotoLibraryError) {
+    init(_ query: FetchQuery, dialect: SQLDialect) throws(PhotoLibraryError) {
         var descriptors = query.options.sortDescriptors
         var albumID: Int64?
         if descriptors.isEmpty {
@@ -187,7 +188,8 @@ private struct PagePlan {
                     message: "unknown sort key \"\(descriptor.key)\" (keys: \(Asset.predicateSchema.keyNames.joined(separator: ", ")))",
                     position: nil)
             }
-            let comparable = "(\(key.sqlExpression))" + (key.type == .string ? " COLLATE BINARY" : "")
+            let collation = dialect == .postgres ? " COLLATE \"C\"" : " COLLATE BINARY"
+            let comparable = "(\(key.sqlExpression))" + (key.type == .string ? collation : "")
             keys.append(Key(sql: comparable, ascending: descriptor.ascending))
         }
         self.descriptors = descriptors
@@ -224,25 +226,26 @@ private struct PagePlan {
     private static func after(_ key: Key, _ value: FetchCursor.Value) -> SQL {
         switch (value, key.ascending) {
         case (.null, true): SQL(sql: key.sql + " IS NOT NULL")
-        case (.null, false): "0"
+        case (.null, false): "1 = 0"
         case (_, true): SQL(sql: key.sql + " > ?", arguments: [value.databaseValue])
         case (_, false): SQL(sql: "(" + key.sql + " < ? OR " + key.sql + " IS NULL)", arguments: [value.databaseValue])
         }
     }
 
     /// The cursor after the asset with internal id `rowID`: its sort values (and album position) now.
-    func cursor(after rowID: Int64, _ db: Database) throws -> FetchCursor {
+    func cursor(after rowID: Int64, _ db: any SQLConnection) throws -> FetchCursor {
         var values: [FetchCursor.Value] = []
         if !keys.isEmpty {
             let columns = keys.map(\.sql).joined(separator: ", ")
-            if let row = try Row.fetchOne(db, sql: "SELECT \(columns) FROM asset WHERE asset.id = ?", arguments: [rowID]) {
-                values = (0..<keys.count).map { FetchCursor.Value(row[$0] as DatabaseValue) }
+            try db.forEachRow(sql: "SELECT \(columns) FROM asset WHERE asset.id = ?", arguments: [rowID], cached: false) { row in
+                values = (0..<keys.count).map { FetchCursor.Value(row.value($0)) }
+                return false
             }
         }
         var position: Int64?
         if let albumID {
-            position = try Int64.fetchOne(
-                db, sql: "SELECT position FROM album_asset WHERE albumId = ? AND assetId = ?", arguments: [albumID, rowID])
+            position = try db.fetchValue(
+                Int64.self, sql: "SELECT position FROM album_asset WHERE albumId = ? AND assetId = ?", arguments: [albumID, rowID])
         }
         return FetchCursor(query: fingerprint, values: values, rowID: rowID, position: position ?? (albumID == nil ? nil : -1))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// A fetch turned into SQL: `SELECT key FROM … WHERE … ORDER BY … LIMIT …`.
 struct CompiledQuery {
@@ -12,32 +13,34 @@ struct CompiledQuery {
     /// The keys and their sort values (every key's or every ``SortFences/stride``-th: see ``SortFences``),
     /// what the incremental path searches in memory. The values come with the rows read anyway: for an order
     /// served by an index they are in the index.
-    func fetchKeysAndFences(_ db: Database) throws -> ([Int64], SortFences?) {
+    func fetchKeysAndFences(_ db: any SQLConnection) throws -> ([Int64], SortFences?) {
         guard let sampledSQL, let width = incremental?.columns.count else { return (try fetchKeys(db), nil) }
-        let (text, arguments) = try sampledSQL.build(db)
+        let (text, arguments) = try StorageSQL.render(sampledSQL, db)
         var keys: [Int64] = []
         var fences = SortFences.Builder(width: width)
-        let cursor = try Row.fetchCursor(db, sql: text, arguments: arguments)
-        while let row = try cursor.next() {
-            fences.add(row, from: 1)
-            keys.append(row[0])
+        try db.forEachRow(sql: text, arguments: arguments, cached: false) { columns in
+            fences.add(columns, from: 1)
+            keys.append(columns.int64(0))
+            return true
         }
         return (keys, fences.build())
     }
 
     /// The keys as a key list, with their sort values (see ``fetchKeysAndFences(_:)``) when `sortValues`: how a
     /// fetch is fetched again at delivery.
-    func fetchKeyList(_ db: Database, sortValues: Bool) throws -> FetchResultKeyList {
+    func fetchKeyList(_ db: any SQLConnection, sortValues: Bool) throws -> FetchResultKeyList {
         guard sortValues else { return FetchResultKeyList(try fetchKeys(db)) }
         let (keys, fences) = try fetchKeysAndFences(db)
         return FetchResultKeyList(keys, fences: fences)
     }
 
-    func fetchKeys(_ db: Database) throws -> [Int64] {
-        let (text, arguments) = try sql.build(db)
+    func fetchKeys(_ db: any SQLConnection) throws -> [Int64] {
+        let (text, arguments) = try StorageSQL.render(sql, db)
         var keys: [Int64] = []
-        let cursor = try Int64.fetchCursor(db, sql: text, arguments: arguments)
-        while let key = try cursor.next() { keys.append(key) }
+        try db.forEachRow(sql: text, arguments: arguments, cached: false) { columns in
+            keys.append(columns.int64(0))
+            return true
+        }
         return keys
     }
 }
@@ -46,11 +49,11 @@ struct CompiledQuery {
 enum AssetQueryCompiler {
     /// - Parameter extraCondition: a further condition on the rows (a page's keyset condition); the fetch is
     ///   then not followed incrementally.
-    static func compile(_ query: FetchQuery, library: PhotoLibrary, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
+    static func compile(_ query: FetchQuery, dialect: SQLDialect, extraCondition: SQL? = nil) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
-        var parts = AssetQueryParts(scope: query.scope, options: options)
+        var parts = AssetQueryParts(scope: query.scope, options: options, dialect: dialect)
         parts.addVisibilityFilters()
-        if let filter = options.predicate { try parts.add(filter) }
+        if let filter = options.predicate { try parts.add(filter, dialect: dialect) }
         if let extraCondition {
             parts.conditions.append(extraCondition)
             parts.membershipIsPerAsset = false
@@ -60,11 +63,11 @@ enum AssetQueryCompiler {
         if let condition {
             sql += " WHERE " + condition
         }
-        if case .assetsWithIdentifiers = query.scope, !query.scope.isEmptyIdentifiers {
+        if case .assetsWithIdentifiers(let identifiers) = query.scope, !identifiers.isEmpty {
             sql += " GROUP BY asset.id"
         }
         if !options.sortDescriptors.isEmpty {
-            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset)) + ", asset.id"
+            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset, dialect: dialect)) + ", asset.id"
         } else {
             sql += " ORDER BY " + parts.naturalOrder + ", asset.id"
         }
@@ -74,7 +77,7 @@ enum AssetQueryCompiler {
         }
         guard parts.membershipIsPerAsset,
             let incremental = IncrementalFetch(
-                condition: condition ?? "1", conditionColumns: parts.conditionColumns,
+                condition: condition ?? "1 = 1", conditionColumns: parts.conditionColumns,
                 sortDescriptors: options.sortDescriptors.isEmpty ? [FetchSort(key: "creationDate")] : options.sortDescriptors)
         else { return CompiledQuery(sql: "SELECT asset.id" + sql) }
         var compiled = CompiledQuery(sql: "SELECT asset.id" + sql, incremental: incremental)
@@ -97,7 +100,7 @@ private struct AssetQueryParts {
     var conditionColumns: [String]? = []
 
     /// The scope's rows and natural order.
-    init(scope: FetchQuery.Scope, options: FetchOptions) {
+    init(scope: FetchQuery.Scope, options: FetchOptions, dialect: SQLDialect) {
         hiddenFilter = !options.includeHiddenAssets
         burstFilter = !options.includeAllBurstAssets
         switch scope {
@@ -120,7 +123,7 @@ private struct AssetQueryParts {
             conditions.append("asset.momentId = \(moment)")
             membershipIsPerAsset = false  // `momentId` is bookkeeping: its changes aren't journaled.
         case .assetsWithIdentifiers(let identifiers):
-            setIdentifiers(identifiers)
+            setIdentifiers(identifiers, dialect: dialect)
         case .assetsInBurst(let burst):
             conditions.append("asset.burstIdentifier = \(burst)")
             conditionColumns?.append("burstIdentifier")
@@ -133,18 +136,28 @@ private struct AssetQueryParts {
         }
     }
 
-    /// The assets of the identifiers given, in the order given: a join with a VALUES list of positions.
-    private mutating func setIdentifiers(_ identifiers: [String]) {
+    /// The assets of the identifiers given, in the order given (an identifier given twice at its first
+    /// place): a join with the list, passed as one JSON array (no limit on its length) and expanded into
+    /// values and positions by each engine's JSON function; rows grouped by asset.
+    private mutating func setIdentifiers(_ identifiers: [String], dialect: SQLDialect) {
         hiddenFilter = false
         burstFilter = false
         membershipIsPerAsset = false  // Ordered by the list given.
         if identifiers.isEmpty {
-            conditions.append("0")
-        } else {
-            let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
-            from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
-            naturalOrder = "min(wanted.key)"
+            conditions.append("1 = 0")
+            return
         }
+        let json = (try? String(decoding: JSONEncoder().encode(identifiers), as: UTF8.self)) ?? "[]"
+        switch dialect {
+        case .sqlite:
+            from = "asset JOIN json_each(\(json)) AS wanted ON wanted.value = asset.localIdentifier"
+        case .postgres:
+            from = """
+                asset JOIN json_array_elements_text(CAST(\(json) AS json)) WITH ORDINALITY AS wanted(value, key)
+                ON wanted.value COLLATE "C" = asset.localIdentifier
+                """
+        }
+        naturalOrder = "min(wanted.key)"
     }
 
     /// Hidden assets and bursts' other members left out, unless the options or the scope include them.
@@ -162,9 +175,9 @@ private struct AssetQueryParts {
     /// The options' predicate, and the columns it reads.
     ///
     /// - Throws: ``PhotoLibraryError`` for a predicate that doesn't fit the asset keys.
-    mutating func add(_ filter: FetchFilter) throws(PhotoLibraryError) {
+    mutating func add(_ filter: FetchFilter, dialect: SQLDialect) throws(PhotoLibraryError) {
         let predicate = try filter.predicate(for: Asset.predicateSchema)
-        conditions.append(predicate.sql)
+        conditions.append(predicate.sql(dialect))
         for name in predicate.predicate.keyNames {
             guard let column = Asset.predicateSchema.key(named: name).flatMap(IncrementalFetch.assetColumn) else {
                 conditionColumns = nil
@@ -175,16 +188,9 @@ private struct AssetQueryParts {
     }
 }
 
-extension FetchQuery.Scope {
-    var isEmptyIdentifiers: Bool {
-        if case .assetsWithIdentifiers(let identifiers) = self { return identifiers.isEmpty }
-        return false
-    }
-}
-
 /// Collection and list fetches. Keys of mixed results carry the kind in their low bit.
 enum CollectionQueryCompiler {
-    static func compile(_ query: FetchQuery, library: PhotoLibrary) throws(PhotoLibraryError) -> CompiledQuery {
+    static func compile(_ query: FetchQuery, dialect: SQLDialect) throws(PhotoLibraryError) -> CompiledQuery {
         let options = query.options
         var sql: SQL
         var order: SQL
@@ -196,7 +202,7 @@ enum CollectionQueryCompiler {
             sql = "SELECT c.id FROM asset_collection c"
             if let type { conditions.append("c.type = \(type.rawValue)") }
             if subtype != .any { conditions.append("c.subtype = \(subtype.rawValue)") }
-            order = type == .moment ? "c.momentDay = 'undated', c.startDate, c.id" : "c.id"
+            order = type == .moment ? "c.momentDay = 'undated', c.startDate NULLS FIRST, c.id" : "c.id"
         case .collectionsContainingAsset(let asset):
             sql = "SELECT c.id FROM asset_collection c"
             var memberships: [SQL] = [
@@ -218,7 +224,7 @@ enum CollectionQueryCompiler {
             alias = "l"
             sql = "SELECT l.id FROM collection_list l"
             conditions.append("l.type = 1")
-            order = "l.momentYear"
+            order = "l.momentYear NULLS FIRST"
         case .listsContainingCollection(let id, let isList):
             objectType = .collectionList
             alias = "l"
@@ -242,7 +248,7 @@ enum CollectionQueryCompiler {
                     UNION ALL
                     SELECT (l.id << 1) | 1, l.createdAt, l.title FROM collection_list l
                     WHERE l.type = 2 AND NOT EXISTS (SELECT 1 FROM collection_list_child WHERE childListId = l.id)
-                )
+                ) AS top
                 """
             return CompiledQuery(sql: sql + " ORDER BY created, key" + limit(options))
         case .childrenOfList(let list):
@@ -254,19 +260,19 @@ enum CollectionQueryCompiler {
         case .childrenOfMomentYear(let year):
             let from = String(format: "%04d-", year)
             let to = String(format: "%04d-", year + 1)
-            sql = "SELECT id << 1 FROM asset_collection WHERE type = 3 AND momentDay >= \(from) AND momentDay < \(to) ORDER BY startDate, id"
+            sql = "SELECT id << 1 FROM asset_collection WHERE type = 3 AND momentDay >= \(from) AND momentDay < \(to) ORDER BY startDate NULLS FIRST, id"
             return CompiledQuery(sql: sql + limit(options))
         default:
             preconditionFailure("not a collection fetch: \(query.scope)")
         }
         if let predicate = options.predicate {
-            conditions.append(try predicate.sql(for: objectType, alias: alias))
+            conditions.append(try predicate.sql(for: objectType, dialect: dialect))
         }
         if !conditions.isEmpty {
             sql += " WHERE " + conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
         }
         if !options.sortDescriptors.isEmpty {
-            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: objectType, alias: alias)) + ", \(alias).id"
+            sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: objectType, dialect: dialect)) + ", \(alias).id"
         } else {
             sql += " ORDER BY " + order
         }

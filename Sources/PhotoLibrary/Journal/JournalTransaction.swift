@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import LibraryStorage
 
 /// One transaction of the journal (a `change_transaction` row): what a commit appends and what every reader
 /// makes tokens from.
@@ -25,9 +26,9 @@ struct JournalTransaction: Sendable, Equatable {
         self.stamp = stamp
     }
 
-    /// Reads a row selected with ``columns``.
-    init(row: Row) {
-        self.init(sequence: row[0], author: row[1], date: row[2], stamp: row[3])
+    /// Reads the row `columns` is on, selected with ``columns``.
+    init(columns row: any SQLColumns) {
+        self.init(sequence: row.int64(0), author: row.text(1), date: row.double(2), stamp: row.int64(3))
     }
 
     /// Reads the current row of a statement selecting ``columns``.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 /// The changes since a token (PhotoKit's `PHPersistentChangeFetchResult`): a lazy sequence of
 /// ``PersistentChange``, oldest first.
@@ -36,7 +37,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     private let options: PersistentChangeFetchOptions
 
     enum Source: Sendable {
-        case snapshot(DatabaseSnapshot)
+        case snapshot(any StorageSnapshot)
         case preloaded([PersistentChange])
     }
 
@@ -94,29 +95,33 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
 
     /// Reads up to ``batchSize`` transactions after `sequence`, up to `end`, with their net details.
     static func readBatch(
-        after sequence: Int64, end: Int64, library: PhotoLibrary, excludedAuthors: Set<String>, _ db: Database
+        after sequence: Int64, end: Int64, library: PhotoLibrary, excludedAuthors: Set<String>, _ db: any SQLConnection
     ) throws -> [PersistentChange] {
             // Statements prepared once per connection; columns read by position.
-            let transactions = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
-                arguments: [sequence, end, Self.batchSize])
+            var transactions: [JournalTransaction] = []
+            try db.forEachRow(
+                sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+                arguments: [sequence, end, Self.batchSize], cached: true
+            ) { columns in
+                transactions.append(JournalTransaction(columns: columns))
+                return true
+            }
             guard let first = transactions.first, let last = transactions.last else { return [] }
-            let firstSeq: Int64 = first[0]
-            let lastSeq: Int64 = last[0]
             var records: [Int64: NetChangeAccumulator] = [:]
-            let cursor = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?"),
-                arguments: [firstSeq, lastSeq])
-            while let row = try cursor.next() {
-                guard let type = ObjectType(rawValue: row[1]), let kind = ChangeKind(rawValue: row[3]) else { continue }
-                records[row[0], default: NetChangeAccumulator()].add(type, row[2], kind, changedProperties: row[4])
+            try db.forEachRow(
+                sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?",
+                arguments: [first.sequence, last.sequence], cached: true
+            ) { row in
+                guard let type = ObjectType(rawValue: Int(row.int64(1))), let kind = ChangeKind(rawValue: Int(row.int64(3))) else {
+                    return true
+                }
+                records[row.int64(0), default: NetChangeAccumulator()].add(
+                    type, row.text(2), kind, changedProperties: Int(row.int64(4)))
+                return true
             }
             var changes: [PersistentChange] = []
             changes.reserveCapacity(transactions.count)
-            for row in transactions {
-                let transaction = JournalTransaction(row: row)
+            for transaction in transactions {
                 changes.append(PersistentChange(
                     changeToken: transaction.token(library: library.identity), author: transaction.author,
                     date: Date(timeIntervalSince1970: transaction.date),
@@ -182,7 +187,7 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
 
     static func plan(
         since token: ChangeToken, current: ChangeToken, options: PersistentChangeFetchOptions,
-        library: PhotoLibrary, _ db: Database
+        library: PhotoLibrary, _ db: any SQLConnection
     ) throws -> Plan {
         let limit = options.limit.map { Swift.max(0, $0) }
         var end = current
@@ -191,16 +196,20 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             // The limit counts returned changes; skipped ones move the end but don't count.
             let authors = Array(options.excludedAuthors)
             let filter = authors.isEmpty ? "" : " AND author NOT IN (\(Array(repeating: "?", count: authors.count).joined(separator: ",")))"
-            let rows = try Row.fetchAll(
-                db,
+            var rows: [JournalTransaction] = []
+            try db.forEachRow(
                 sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
-                arguments: StatementArguments([token.sequence]) + StatementArguments(authors) + [limit + 1])
+                arguments: StatementArguments([token.sequence]) + StatementArguments(authors) + [limit + 1], cached: false
+            ) { columns in
+                rows.append(JournalTransaction(columns: columns))
+                return true
+            }
             if rows.count > limit {
                 hasMore = true
                 if limit == 0 {
                     end = token
                 } else {
-                    end = JournalTransaction(row: rows[limit - 1]).token(library: library.identity)
+                    end = rows[limit - 1].token(library: library.identity)
                 }
             }
         }
@@ -209,21 +218,22 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             var accumulator = NetChangeAccumulator()
             var lastAuthor = ""
             var lastDate = 0.0
-            let cursor = try Row.fetchCursor(
-                db,
+            try db.forEachRow(
                 sql: """
                     SELECT r.objectType, r.localIdentifier, r.kind, r.changedProperties, t.author, t.date FROM change_record r
                     JOIN change_transaction t ON t.seq = r.seq
                     WHERE r.seq > ? AND r.seq <= ? ORDER BY r.seq
                     """,
-                arguments: [token.sequence, end.sequence])
-            while let row = try cursor.next() {
-                let author: String = row["author"]
-                if options.excludedAuthors.contains(author) { continue }
-                guard let type = ObjectType(rawValue: row["objectType"]), let kind = ChangeKind(rawValue: row["kind"]) else { continue }
-                accumulator.add(type, row["localIdentifier"], kind, changedProperties: row["changedProperties"])
+                arguments: [token.sequence, end.sequence], cached: false
+            ) { row in
+                let author = row.text(4)
+                guard !options.excludedAuthors.contains(author),
+                    let type = ObjectType(rawValue: Int(row.int64(0))), let kind = ChangeKind(rawValue: Int(row.int64(2)))
+                else { return true }
+                accumulator.add(type, row.text(1), kind, changedProperties: Int(row.int64(3)))
                 lastAuthor = author
-                lastDate = row["date"]
+                lastDate = row.double(5)
+                return true
             }
             let details = accumulator.details()
             if !details.isEmpty {

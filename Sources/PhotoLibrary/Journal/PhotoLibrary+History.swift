@@ -1,5 +1,6 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 
 /// How long the change history is kept. Applied automatically after commits; see also
 /// ``PhotoLibrary/expireHistory(before:)-(ChangeToken)``.
@@ -81,26 +82,34 @@ extension PhotoLibrary {
     /// A token is visible only once its transaction is durable.
     public var currentChangeToken: ChangeToken {
         get throws(PhotoLibraryError) {
-            try read { db in try currentToken(db) }
+            try storageRead { db in try currentToken(db) }
         }
     }
 
-    func currentToken(_ db: Database) throws -> ChangeToken {
-        if let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(JournalTransaction.columns) FROM change_transaction ORDER BY seq DESC LIMIT 1"))
-        {
-            return JournalTransaction(row: row).token(library: identity)
+    func currentToken(_ db: any SQLConnection) throws -> ChangeToken {
+        var last: JournalTransaction?
+        try db.forEachRow(
+            sql: "SELECT \(JournalTransaction.columns) FROM change_transaction ORDER BY seq DESC LIMIT 1", arguments: [],
+            cached: true
+        ) { columns in
+            last = JournalTransaction(columns: columns)
+            return false
         }
+        if let last { return last.token(library: identity) }
         return try floorToken(db)
     }
 
-    func floorToken(_ db: Database) throws -> ChangeToken {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor, floorStamp FROM change_journal WHERE id = 1"))
-        return ChangeToken(libraryIdentity: identity, sequence: row?[0] ?? 0, stamp: row?[1] ?? 0)
+    func floorToken(_ db: any SQLConnection) throws -> ChangeToken {
+        var token = ChangeToken(libraryIdentity: identity, sequence: 0, stamp: 0)
+        try db.forEachRow(sql: "SELECT floor, floorStamp FROM change_journal WHERE id = 1", arguments: [], cached: true) { columns in
+            token = ChangeToken(libraryIdentity: identity, sequence: columns.int64(0), stamp: columns.int64(1))
+            return false
+        }
+        return token
     }
 
     /// Checks that a token can be used with this library's history, inside the read that will use it.
-    func validate(_ token: ChangeToken, _ db: Database) throws {
+    func validate(_ token: ChangeToken, _ db: any SQLConnection) throws {
         guard token.libraryIdentity == identity else {
             throw PhotoLibraryError.changeTokenFromAnotherLibrary(tokenLibrary: token.libraryIdentity, library: identity)
         }
@@ -119,8 +128,8 @@ extension PhotoLibrary {
             if token.sequence == floor.sequence {
                 stamp = floor.stamp
             } else {
-                stamp = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT stamp FROM change_transaction WHERE seq = ?"), arguments: [token.sequence])
+                stamp = try db.fetchValue(
+                    Int64.self, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [token.sequence], cached: true)
             }
             if let stamp, stamp != token.stamp {
                 throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
@@ -147,7 +156,7 @@ extension PhotoLibrary {
     ) throws(PhotoLibraryError) -> PersistentChangeFetchResult {
         do {
             // Most reads are short: validate, plan and read them whole in one pooled read transaction.
-            let quick = try database.read { db -> (PersistentChangeFetchResult.Plan, [PersistentChange])? in
+            let quick = try storage.read { db -> (PersistentChangeFetchResult.Plan, [PersistentChange])? in
                 try validate(token, db)
                 let plan = try PersistentChangeFetchResult.plan(
                     since: token, current: try currentToken(db), options: options, library: self, db)
@@ -161,7 +170,7 @@ extension PhotoLibrary {
                 return PersistentChangeFetchResult(library: self, source: .preloaded(changes), plan: plan, options: options)
             }
             // Longer ones read batch by batch from one snapshot, so that expiry can't cut them short.
-            let snapshot = try database.makeSnapshot()
+            let snapshot = try storage.makeSnapshot()
             let plan = try snapshot.read { db -> PersistentChangeFetchResult.Plan in
                 try validate(token, db)
                 let current = try currentToken(db)
@@ -178,12 +187,12 @@ extension PhotoLibrary {
     ///
     /// - Complexity: O(*n*) in the number of objects.
     public func fetchCurrentState() throws(PhotoLibraryError) -> LibraryState {
-        try read { db in
+        try storageRead { db in
             LibraryState(
                 changeToken: try currentToken(db),
-                assetIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset")),
-                assetCollectionIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM asset_collection")),
-                collectionListIdentifiers: Set(try String.fetchAll(db, sql: "SELECT localIdentifier FROM collection_list")))
+                assetIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM asset")),
+                assetCollectionIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM asset_collection")),
+                collectionListIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM collection_list")))
         }
     }
 
@@ -205,15 +214,17 @@ extension PhotoLibrary {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let generation = notifier.generation
-            let found = try read { db -> Bool in
+            let found = try storageRead { db -> Bool in
                 try validate(token, db)
                 if excludedAuthors.isEmpty {
-                    return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?)", arguments: [token.sequence]) ?? false
+                    return try db.fetchValue(
+                        Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?)", arguments: [token.sequence]
+                    ) ?? false
                 }
                 let authors = Array(excludedAuthors)
                 let placeholders = Array(repeating: "?", count: authors.count).joined(separator: ",")
-                return try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ? AND author NOT IN (\(placeholders)))",
+                return try db.fetchValue(
+                    Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ? AND author NOT IN (\(placeholders)))",
                     arguments: StatementArguments([token.sequence]) + StatementArguments(authors)) ?? false
             }
             if found { return true }
@@ -227,18 +238,18 @@ extension PhotoLibrary {
     /// The retention policy in force: the one given when opening, else the one stored in the library.
     public var retentionPolicy: RetentionPolicy {
         get throws(PhotoLibraryError) {
-            try read { db in try storedRetention(db) }
+            try storageRead { db in try storedRetention(db) }
         }
     }
 
-    func storedRetention(_ db: Database) throws -> RetentionPolicy {
+    func storedRetention(_ db: any SQLConnection) throws -> RetentionPolicy {
         try Self.retention(db, override: retentionOverride)
     }
 
     /// Stores the retention policy in the library, for every process that opens it, and applies it now.
     public func setRetentionPolicy(_ policy: RetentionPolicy) throws(PhotoLibraryError) {
         do {
-            try database.write { db in
+            try storage.write { db in
                 try db.execute(
                     sql: "UPDATE change_journal SET retentionDays = ?, retentionCount = ? WHERE id = 1",
                     arguments: [policy.maximumAge / 86_400, policy.maximumTransactions])
@@ -254,7 +265,7 @@ extension PhotoLibrary {
     /// - Throws: the token errors of ``fetchPersistentChanges(since:options:)``.
     public func expireHistory(before token: ChangeToken) throws(PhotoLibraryError) {
         do {
-            try database.write { db in
+            try storage.write { db in
                 try validate(token, db)
                 try Self.expire(throughSequence: token.sequence, db)
             }
@@ -266,9 +277,9 @@ extension PhotoLibrary {
     /// Expires the transactions committed before `date`.
     public func expireHistory(before date: Date) throws(PhotoLibraryError) {
         do {
-            try database.write { db in
-                let sequence = try Int64.fetchOne(
-                    db, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [date.timeIntervalSince1970])
+            try storage.write { db in
+                let sequence = try db.fetchValue(
+                    Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [date.timeIntervalSince1970])
                 if let sequence { try Self.expire(throughSequence: sequence, db) }
             }
         } catch {
@@ -278,20 +289,22 @@ extension PhotoLibrary {
 
     /// The retained range of the history and the policy in force.
     public func historyStatus() throws(PhotoLibraryError) -> HistoryStatus {
-        try read { db in
+        try storageRead { db in
             HistoryStatus(
                 oldestValidToken: try floorToken(db), currentToken: try currentToken(db),
-                transactionCount: try Int.fetchOne(db, sql: "SELECT count(*) FROM change_transaction") ?? 0,
-                recordCount: try Int.fetchOne(db, sql: "SELECT count(*) FROM change_record") ?? 0,
+                transactionCount: try db.fetchValue(Int.self, sql: "SELECT count(*) FROM change_transaction") ?? 0,
+                recordCount: try db.fetchValue(Int.self, sql: "SELECT count(*) FROM change_record") ?? 0,
                 retention: try storedRetention(db))
         }
     }
 
     /// Deletes the transactions up to and including `sequence` and raises the floor. Inside a write.
-    static func expire(throughSequence sequence: Int64, _ db: Database) throws {
-        let floor = try Int64.fetchOne(db, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
+    static func expire(throughSequence sequence: Int64, _ db: any SQLConnection) throws {
+        let floor = try db.fetchValue(Int64.self, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
         guard sequence > floor else { return }
-        guard let stamp = try Int64.fetchOne(db, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [sequence]) else { return }
+        guard let stamp = try db.fetchValue(
+            Int64.self, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [sequence])
+        else { return }
         try db.execute(sql: "DELETE FROM change_record WHERE seq <= ?", arguments: [sequence])
         try db.execute(sql: "DELETE FROM change_transaction WHERE seq <= ?", arguments: [sequence])
         try db.execute(
@@ -300,14 +313,14 @@ extension PhotoLibrary {
     }
 
     /// Applies the retention policy. Inside a write.
-    static func applyRetention(_ db: Database, policy: RetentionPolicy, now: Double) throws {
-        guard let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction") else { return }
+    static func applyRetention(_ db: any SQLConnection, policy: RetentionPolicy, now: Double) throws {
+        guard let last = try db.fetchValue(Int64.self, sql: "SELECT max(seq) FROM change_transaction") else { return }
         var through: Int64 = 0
         if policy.maximumTransactions >= 0 {
             through = max(through, last - Int64(policy.maximumTransactions))
         }
-        if let old = try Int64.fetchOne(
-            db, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [now - policy.maximumAge])
+        if let old = try db.fetchValue(
+            Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [now - policy.maximumAge])
         {
             through = max(through, old)
         }
@@ -315,23 +328,25 @@ extension PhotoLibrary {
         through = min(through, last - 1)
         if through > 0 {
             // Expire one existing transaction boundary (sequence numbers can have gaps after expiry).
-            if let boundary = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_transaction WHERE seq <= ?", arguments: [through]) {
+            if let boundary = try db.fetchValue(
+                Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE seq <= ?", arguments: [through])
+            {
                 try Self.expire(throughSequence: boundary, db)
             }
         }
     }
 
     /// Applies the retention policy every so often, inside the commit's transaction.
-    func applyRetentionIfDue(_ db: Database, sequence: Int64) throws {
+    func applyRetentionIfDue(_ db: any SQLConnection, sequence: Int64) throws {
         // Cheap enough to run often; bounded work because it runs often.
         guard sequence % 64 == 0 else { return }
         try Self.applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
     }
 
     /// The policy stored in the library (or given when opening), for use before `self` exists.
-    static func retention(_ db: Database, override: RetentionPolicy?) throws -> RetentionPolicy {
+    static func retention(_ db: any SQLConnection, override: RetentionPolicy?) throws -> RetentionPolicy {
         if let override { return override }
-        let row = try Row.fetchOne(db, sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
+        let row = try db.fetchRow(sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
         return RetentionPolicy(
             maximumAge: (row?["retentionDays"] as Double? ?? 30) * 86_400,
             maximumTransactions: row?["retentionCount"] ?? 1_000_000)

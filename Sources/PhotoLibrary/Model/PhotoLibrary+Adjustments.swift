@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 
 extension PhotoLibrary {
     /// An asset's current edit, or nil when it has none.
@@ -7,12 +8,14 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError/objectNotFound(localIdentifier:)`` when the asset is gone; database
     ///   errors.
     public func fetchAdjustment(for asset: Asset) throws(PhotoLibraryError) -> AssetAdjustment? {
-        let found = try read { db -> (String?, AdjustmentRow?)? in
-            guard let hash = try Row.fetchOne(
-                db, sql: "SELECT adjustedContentHash FROM asset WHERE localIdentifier = ?",
+        let found = try storageRead { db -> (String?, AdjustmentRow?)? in
+            guard let hash = try db.fetchRow(
+                sql: "SELECT adjustedContentHash FROM asset WHERE localIdentifier = ?",
                 arguments: [asset.localIdentifier])
             else { return nil }
-            let row = try AdjustmentRow.filter(Column("assetId") == asset.rowID).fetchOne(db)
+            let row = try db.fetchRecords(
+                AdjustmentRow.self, sql: "SELECT * FROM asset_adjustment WHERE assetId = ?", arguments: [asset.rowID]
+            ).first
             return (hash["adjustedContentHash"], row)
         }
         guard let found else { throw .objectNotFound(localIdentifier: asset.localIdentifier) }

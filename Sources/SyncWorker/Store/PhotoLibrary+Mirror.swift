@@ -156,8 +156,8 @@ extension PhotoLibrary {
         let path = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         try attachSyncWorker()
         return try await waitForClientState(timeout: timeout) { db in
-            try Bool.fetchOne(
-                db,
+            try db.fetchValue(
+                Bool.self,
                 sql: """
                     SELECT 1 FROM mirror_sync_cookie JOIN mirror_root ON mirror_root.id = mirror_sync_cookie.rootId
                     WHERE mirror_root.path = ? AND mirror_sync_cookie.name = ?

@@ -36,6 +36,6 @@ extension PhotoLibrary {
     /// Attaches the sync worker's tables, then runs a read of them in one snapshot.
     func readMirror<T>(_ body: (Database) throws -> T) throws(PhotoLibraryError) -> T {
         try attachSyncWorker()
-        return try readClientState(body)
+        return try readClientState { db in try body(db.unmovedDatabase) }
     }
 }
