@@ -108,6 +108,9 @@ struct WatchTests {
         let mirror = try FolderMirror(library: box.library, root: box.root, options: options, hooks: hooks)
         let log = EventLog()
         try await whileWatching(mirror, log: log) {
+            // The overflow needs the watcher's queue in place: under load the watch loop can count itself
+            // late, and a chmod before it would overflow nothing.
+            try #require(await eventually(timeout: .seconds(120)) { watcher.withLock { $0 != nil } })
             let paths = [box.path("a.jpg"), box.path("b.jpg")]
             for index in 0...(limit + 10) { chmod(paths[index % 2], index % 4 < 2 ? 0o644 : 0o600) }
             box.write("lost/c.jpg", Media.jpeg(3))  // its events are lost with the overflow

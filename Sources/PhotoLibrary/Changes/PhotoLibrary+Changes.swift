@@ -132,12 +132,12 @@ extension PhotoLibrary {
         try session.close()
         let transaction = try session.finish()
         if let transaction {
-            try applyRetentionIfDue(db.unmovedDatabase, sequence: transaction.sequence)
+            try applyRetentionIfDue(db, sequence: transaction.sequence)
         }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             clientStateSequence: transaction == nil && session.clientStateChanged
-                ? try Self.journalSequence(db.unmovedDatabase) : nil,
+                ? try Self.journalSequence(db) : nil,
             handOff: session.handOffEntry)
         return (value, committed)
     }

@@ -107,7 +107,7 @@ public struct LibraryTransaction {
         guard !session.library.attachedClients.contains(schema) else { return }
         session.perform {
             if let problem = schema.problem { throw PhotoLibraryError.invalidRequest(problem) }
-            _ = try ClientSchemaMigrator.migrate(session.db.unmovedDatabase, schema)
+            _ = try ClientSchemaMigrator.migrate(session.db, schema)
         }
     }
 

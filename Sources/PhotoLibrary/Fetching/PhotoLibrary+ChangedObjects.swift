@@ -41,7 +41,7 @@ extension PhotoLibrary {
             return changed
         }
         if let session = ChangeSession.current, session.library === self, session.admitsCaller() {
-            do { return try query(session.db.unmovedDatabase) } catch { throw Self.map(error, path: databasePath) }
+            do { return try query(session.db) } catch { throw Self.map(error, path: databasePath) }
         }
         return try storageRead(query)
     }

@@ -124,9 +124,7 @@ struct DeliveryContext: Sendable {
     /// An object as it was at the end of the round: its row then, rebuilt from the journal's previous values
     /// when it changed since (like a fetch result's objects). Nil when it can't be read.
     func object(_ key: ObjectKey) -> (any LibraryObject)? {
-        try? storage.read { connection -> (any LibraryObject)? in
-            // The object loaders take GRDB's connection until they move behind the storage boundary.
-            let db = connection.unmovedDatabase
+        try? storage.read { db -> (any LibraryObject)? in
             switch key.type {
             case .asset:
                 return try ObjectLoading.assets([key.rowID][...], sequence: sequence, db).first

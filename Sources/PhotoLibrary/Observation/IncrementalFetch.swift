@@ -270,8 +270,8 @@ final class IncrementalFetch: Sendable {
     /// statement's SQL and arguments, built once.
     private func membershipQuery(_ db: any SQLConnection) throws -> IDGroupStatement.Query {
         if let built = membership.value.withLock({ $0 }) { return built }
-        // The condition is GRDB's SQL, made by the query compilers, which still take GRDB's connection.
-        let (condition, arguments) = try self.condition.build(db.unmovedDatabase)
+        // The condition is a SQL literal the query compilers made in the connection's dialect.
+        let (condition, arguments) = try StorageSQL.render(self.condition, db)
         let built = IDGroupStatement.query(columns: "\(probeColumns), CASE WHEN (\(condition)) THEN 1 ELSE 0 END", arguments: arguments)
         membership.value.withLock { $0 = built }
         return built

@@ -124,7 +124,7 @@ final class ObservationCenter: Sendable {
     /// Starts listening for commits, from the current position of the journal.
     private func startIfNeeded() throws {
         guard state.withLock({ $0.delivered == nil }) else { return }
-        let current = try storage.read { db in try PhotoLibrary.journalSequence(db.unmovedDatabase) }
+        let current = try storage.read { db in try PhotoLibrary.journalSequence(db) }
         let start = state.withLock { state -> Bool in
             guard state.delivered == nil else { return false }
             state.delivered = current
@@ -317,7 +317,7 @@ final class ObservationCenter: Sendable {
         for (id, entry) in oldest {
             updates[id] = DeliveryContext.ChainUpdate(
                 // The requery takes GRDB's connection until the fetches move behind the storage boundary.
-                after: try entry.chain.requery!(db.unmovedDatabase, maintains && entry.chain.incremental != nil),
+                after: try entry.chain.requery!(db, maintains && entry.chain.incremental != nil),
                 updates: try updatedKeys(entry.chain.keyKind, after: entry.sequence, round: journal, db))
         }
         for (id, entry) in followed where updates[id] == nil {
