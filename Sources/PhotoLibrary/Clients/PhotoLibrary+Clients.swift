@@ -39,7 +39,7 @@ extension PhotoLibrary {
     ///
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func clientSchemaVersion(of client: String) throws(PhotoLibraryError) -> Int {
-        try storageRead { db in
+        try read { db in
             try db.fetchValue(Int.self, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [client]) ?? 0
         }
     }
@@ -55,7 +55,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read; an error `body` throws, mapped to a
     ///   ``PhotoLibraryError`` (one it throws itself goes through unchanged).
     public func readClientState<T>(_ body: (any SQLConnection) throws -> T) throws(PhotoLibraryError) -> T {
-        try storageRead(body)
+        try read(body)
     }
 
     /// Waits until `isSatisfied` holds for the library's state, or until `timeout`: a client waiting for a
@@ -74,7 +74,7 @@ extension PhotoLibrary {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let generation = notifier.generation
-            if try storageRead(isSatisfied) { return true }
+            if try read(isSatisfied) { return true }
             if ContinuousClock.now >= deadline || Task.isCancelled { return false }
             await notifier.wait(afterGeneration: generation, until: deadline)
         }

@@ -12,7 +12,7 @@ extension PhotoLibrary {
     public func fetchCollections(
         albumIdentifiers: some Collection<String>, folderIdentifiers: some Collection<String>
     ) throws(PhotoLibraryError) -> (albums: [String: AssetCollection], folders: [String: CollectionList]) {
-        try storageRead { db in
+        try read { db in
             func keys(_ table: String, _ identifiers: some Collection<String>) throws -> [Int64] {
                 guard !identifiers.isEmpty else { return [] }
                 let marks = Array(repeating: "?", count: identifiers.count).joined(separator: ",")

@@ -10,7 +10,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the library can't be read.
     /// - Complexity: O(log *n*).
     package func fetchAsset(withLocalIdentifier identifier: String) throws(PhotoLibraryError) -> Asset? {
-        try storageRead { db in
+        try read { db in
             try db.fetchRecords(AssetRow.self, sql: "SELECT * FROM asset WHERE localIdentifier = ?", arguments: [identifier], cached: true)
                 .first.map(Asset.init(row:))
         }

@@ -43,7 +43,7 @@ extension PhotoLibrary {
         if let session = ChangeSession.current, session.library === self, session.admitsCaller() {
             do { return try query(session.db) } catch { throw Self.map(error, path: databasePath) }
         }
-        return try storageRead(query)
+        return try read(query)
     }
 }
 

@@ -93,7 +93,7 @@ extension PhotoLibrary {
 
     func fetchAssets(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<Asset> {
         let compiled = try AssetQueryCompiler.compile(query, dialect: storage.dialect)
-        let (keys, fences, sequence) = try storageRead { db -> ([Int64], SortFences?, Int64) in
+        let (keys, fences, sequence) = try read { db -> ([Int64], SortFences?, Int64) in
             let (keys, fences) = try compiled.fetchKeysAndFences(db)
             return (keys, fences, try Self.journalSequence(db))
         }
@@ -101,7 +101,7 @@ extension PhotoLibrary {
             keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeyList,
             incremental: compiled.incremental
         ) { [self] keys, sequence in
-            try storageRead { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
+            try read { db in try ObjectLoading.assets(keys, sequence: sequence, db) }
         })
     }
 
@@ -127,13 +127,13 @@ extension PhotoLibrary {
 
     func fetchCollections(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<AssetCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
-        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
+        let (keys, sequence) = try read { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try storageRead { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
+            try read { db in try ObjectLoading.collections(keys, sequence: sequence, library: self, db) }
         })
     }
 
@@ -162,13 +162,13 @@ extension PhotoLibrary {
 
     func fetchLists(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<CollectionList> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
-        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
+        let (keys, sequence) = try read { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try storageRead { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
+            try read { db in try ObjectLoading.lists(keys, sequence: sequence, db) }
         })
     }
 
@@ -186,7 +186,7 @@ extension PhotoLibrary {
         if let children = list.transientChildren {
             let keys = children.compactMap { FetchResultKeys.key(of: $0) }
             return FetchResult(keys: keys, sequence: 0, query: nil, keyKind: .mixed, requery: nil) { [self] keys, _ in
-                try storageRead { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
+                try read { db in try ObjectLoading.mixed(keys, sequence: .max, library: self, db) }
             }
         }
         if list.collectionListType == .momentList, let year = Int(list.localizedTitle ?? "") {
@@ -197,13 +197,13 @@ extension PhotoLibrary {
 
     func fetchMixed(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
-        let (keys, sequence) = try storageRead { db -> ([Int64], Int64) in
+        let (keys, sequence) = try read { db -> ([Int64], Int64) in
             (try compiled.fetchKeys(db), try Self.journalSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeyList
         ) { [self] keys, sequence in
-            try storageRead { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
+            try read { db in try ObjectLoading.mixed(keys, sequence: sequence, library: self, db) }
         })
     }
 }

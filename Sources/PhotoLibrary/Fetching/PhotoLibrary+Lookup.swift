@@ -8,7 +8,7 @@ extension PhotoLibrary {
     /// - Throws: a ``PhotoLibraryError`` when the library can't be read.
     /// - Complexity: O(log *n*).
     public func asset(withLocalIdentifier identifier: String) throws(PhotoLibraryError) -> Asset? {
-        try storageRead { db in
+        try read { db in
             try db.fetchRecords(AssetRow.self, sql: "SELECT * FROM asset WHERE localIdentifier = ?", arguments: [identifier])
                 .first.map(Asset.init(row:))
         }

@@ -141,7 +141,7 @@ extension PhotoLibrary {
         options.fetchLimit = limit + 1
         let compiled = try AssetQueryCompiler.compile(
             FetchQuery(scope: query.scope, options: options), dialect: storage.dialect, extraCondition: cursor.map(plan.condition(after:)))
-        return try storageRead { db -> FetchPage<Asset> in
+        return try read { db -> FetchPage<Asset> in
             let keys = try compiled.fetchKeys(db)
             let sequence = try Self.journalSequence(db)
             let objects = try ObjectLoading.assets(keys.prefix(limit), sequence: sequence, db)

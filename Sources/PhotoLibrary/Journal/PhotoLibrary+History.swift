@@ -82,7 +82,7 @@ extension PhotoLibrary {
     /// A token is visible only once its transaction is durable.
     public var currentChangeToken: ChangeToken {
         get throws(PhotoLibraryError) {
-            try storageRead { db in try currentToken(db) }
+            try read { db in try currentToken(db) }
         }
     }
 
@@ -187,7 +187,7 @@ extension PhotoLibrary {
     ///
     /// - Complexity: O(*n*) in the number of objects.
     public func fetchCurrentState() throws(PhotoLibraryError) -> LibraryState {
-        try storageRead { db in
+        try read { db in
             LibraryState(
                 changeToken: try currentToken(db),
                 assetIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM asset")),
@@ -214,7 +214,7 @@ extension PhotoLibrary {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let generation = notifier.generation
-            let found = try storageRead { db -> Bool in
+            let found = try read { db -> Bool in
                 try validate(token, db)
                 if excludedAuthors.isEmpty {
                     return try db.fetchValue(
@@ -238,7 +238,7 @@ extension PhotoLibrary {
     /// The retention policy in force: the one given when opening, else the one stored in the library.
     public var retentionPolicy: RetentionPolicy {
         get throws(PhotoLibraryError) {
-            try storageRead { db in try storedRetention(db) }
+            try read { db in try storedRetention(db) }
         }
     }
 
@@ -289,7 +289,7 @@ extension PhotoLibrary {
 
     /// The retained range of the history and the policy in force.
     public func historyStatus() throws(PhotoLibraryError) -> HistoryStatus {
-        try storageRead { db in
+        try read { db in
             HistoryStatus(
                 oldestValidToken: try floorToken(db), currentToken: try currentToken(db),
                 transactionCount: try db.fetchValue(Int.self, sql: "SELECT count(*) FROM change_transaction") ?? 0,

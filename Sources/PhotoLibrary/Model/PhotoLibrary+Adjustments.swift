@@ -8,7 +8,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError/objectNotFound(localIdentifier:)`` when the asset is gone; database
     ///   errors.
     public func fetchAdjustment(for asset: Asset) throws(PhotoLibraryError) -> AssetAdjustment? {
-        let found = try storageRead { db -> (String?, AdjustmentRow?)? in
+        let found = try read { db -> (String?, AdjustmentRow?)? in
             guard let hash = try db.fetchRow(
                 sql: "SELECT adjustedContentHash FROM asset WHERE localIdentifier = ?",
                 arguments: [asset.localIdentifier])

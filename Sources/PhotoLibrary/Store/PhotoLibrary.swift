@@ -266,8 +266,10 @@ public final class PhotoLibrary: Sendable {
 
     var databasePath: String { url.appending(path: Self.databaseFileName).path }
 
-    /// Runs a read, mapping errors.
-    func read<T>(_ body: (Database) throws -> T) throws(PhotoLibraryError) -> T {
-        do { return try database.read(body) } catch { throw Self.map(error, path: databasePath) }
+    /// Runs a read on the library's storage engine (one snapshot of the committed data), mapping errors.
+    ///
+    /// - Throws: a ``PhotoLibraryError`` when the library can't be read; what `body` throws, mapped.
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws(PhotoLibraryError) -> T {
+        do { return try storage.read(body) } catch { throw Self.map(error, path: databasePath) }
     }
 }
