@@ -109,6 +109,7 @@ let package = Package(
                 "FetchPredicate",
                 "FolderWatch",
                 "LibraryStorage",
+                "PostgresStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The SQLite C API, for reads that hand column bytes over without making strings.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -298,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "PhotoLibraryTests",
             dependencies: [
-                "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom",
+                "PhotoLibrary", "ContentHash", "LibraryTestSupport", "LibraryWriter", "SeededRandom", "PostgresTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct ChangeHistoryTests {
-    @Test(arguments: SQLitePaths.allCases) func tokensRoundTripAndRejectGarbage(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func tokensRoundTripAndRejectGarbage(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(1)
         let token = try test.library.currentChangeToken
@@ -29,7 +29,7 @@ import Testing
         #expect(throws: PhotoLibraryError.self) { try ChangeToken(data: Data(flipped)) }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func eachTransactionIsOneChangeWithNetDetails(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func eachTransactionIsOneChangeWithNetDetails(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         let assets = try test.makeAssets(3, author: "importer")
@@ -55,7 +55,7 @@ import Testing
         #expect(Array(try test.library.fetchPersistentChanges(since: changes[0].changeToken)).map(\.author) == ["editor"])
     }
 
-    @Test(arguments: SQLitePaths.allCases) func insertThenDeleteInOneBlockIsNothing(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func insertThenDeleteInOneBlockIsNothing(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.library.performChangesAndWait {
@@ -71,7 +71,7 @@ import Testing
         #expect(try plain.map { try $0.changeDetails(for: .assetCollection).deletedLocalIdentifiers } == [[album.localIdentifier]])
     }
 
-    @Test(arguments: SQLitePaths.allCases) func updatesThatChangeNothingAreNotJournaled(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func updatesThatChangeNothingAreNotJournaled(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1) { _, request in request.isFavorite = true }[0]
         let token = try test.library.currentChangeToken
@@ -84,7 +84,7 @@ import Testing
         #expect(Array(try test.library.fetchPersistentChanges(since: token)).isEmpty)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func limitAuthorsAndEndToken(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func limitAuthorsAndEndToken(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         for index in 0..<5 {
@@ -104,7 +104,7 @@ import Testing
         #expect(others.endToken == (try test.library.currentChangeToken))
     }
 
-    @Test(arguments: SQLitePaths.allCases) func tokenErrorsAreDistinct(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func tokenErrorsAreDistinct(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let other = try TestLibrary(paths: paths)
         try test.makeAssets(2)
@@ -121,8 +121,8 @@ import Testing
         #expect(PhotoLibraryError.persistentChangeDetailsUnavailable.code == 3210)
     }
 
-    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them", arguments: SQLitePaths.allCases)
-    func requiresResyncNamesTheTokenErrors(paths: SQLitePaths) throws {
+    @Test("requiresResync is true exactly for the token errors (3105, 9101–9103), as real calls throw them", arguments: StoragePaths.allCases)
+    func requiresResyncNamesTheTokenErrors(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let other = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
@@ -157,7 +157,8 @@ import Testing
         #expect(Set(others.map(\.code)).isDisjoint(with: [3105, 9101, 9102, 9103]))
     }
 
-    @Test(arguments: SQLitePaths.allCases) func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens(paths: SQLitePaths) throws {
+    // A backup copied as files: SQLite's.
+    @Test(arguments: StoragePaths.sqlite) func aLibraryRestoredFromAnOlderBackupRefusesNewerTokens(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(1)
         let backup = test.directory.url.appending(path: "Backup.photosync")
@@ -182,7 +183,7 @@ import Testing
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func explicitExpiryByTokenAndDate(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func explicitExpiryByTokenAndDate(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.makeAssets(1)
@@ -203,7 +204,7 @@ import Testing
         #expect(try test.library.currentChangeToken.sequence == status.currentToken.sequence + 1)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func retentionByCountIsAppliedAutomatically(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func retentionByCountIsAppliedAutomatically(paths: StoragePaths) throws {
         let test = try TestLibrary(options: paths.options(PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10))))
         let start = try test.library.currentChangeToken
         for index in 0..<130 {
@@ -223,7 +224,7 @@ import Testing
         #expect(state.changeToken == status.currentToken)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func retentionByAge(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func retentionByAge(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.makeAssets(1)
@@ -234,7 +235,7 @@ import Testing
         #expect(throws: PhotoLibraryError.self) { try test.library.fetchPersistentChanges(since: start) }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func aFetchResultIsNotCutShortByExpiry(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func aFetchResultIsNotCutShortByExpiry(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         for _ in 0..<600 {
@@ -249,8 +250,8 @@ import Testing
         #expect(count == 600)
     }
 
-    @Test("waitForChanges wakes within 500 ms of a commit, through this handle and through another one's notification", arguments: SQLitePaths.allCases)
-    func waitForChangesWakesOnACommit(paths: SQLitePaths) async throws {
+    @Test("waitForChanges wakes within 500 ms of a commit, through this handle and through another one's notification", arguments: StoragePaths.allCases)
+    func waitForChangesWakesOnACommit(paths: StoragePaths) async throws {
         // The test runs on queues of its own: its timing doesn't include waiting for the cooperative pool,
         // which other tests can keep busy for seconds.
         try await withTaskExecutorPreference(QueueExecutor()) {
@@ -258,7 +259,7 @@ import Testing
             let token = try test.library.currentChangeToken
             #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
             // A second handle on the same library takes the path another process takes: the notification file.
-            let other = try PhotoLibrary(url: test.library.url, options: paths.options(.notificationsOnly))
+            let other = try test.openAnother(options: paths.options(.notificationsOnly))
             for (waiting, committing) in [(test.library, test.library), (other, test.library), (test.library, other)] {
                 let start = try waiting.currentChangeToken
                 // The waiter on a queue of its own too: the body may block (waiting for the writer to exit).
@@ -276,8 +277,8 @@ import Testing
         }
     }
 
-    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)", arguments: SQLitePaths.allCases)
-    func waitWithAFarDeadline(paths: SQLitePaths) async throws {
+    @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)", arguments: StoragePaths.allCases)
+    func waitWithAFarDeadline(paths: StoragePaths) async throws {
         let test = try TestLibrary(options: paths.options(.notificationsOnly))
         let library = test.library
         let token = try library.currentChangeToken

@@ -4,7 +4,7 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct ChangeRequestTests {
-    @Test(arguments: SQLitePaths.allCases) func creatingFromAFileCopiesItIntoContentAddressedOriginals(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func creatingFromAFileCopiesItIntoContentAddressedOriginals(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let file = test.directory.file("in/IMG_0001.JPG", seed: 42, size: 100_000)
         var identifier = ""
@@ -28,7 +28,7 @@ import Testing
         #expect(try Data(contentsOf: stored) == Data(contentsOf: file))
     }
 
-    @Test(arguments: SQLitePaths.allCases) func referencedFilesStayInPlace(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func referencedFilesStayInPlace(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let file = test.directory.file("in/clip.mov", seed: 3)
         try test.library.performChangesAndWait {
@@ -41,7 +41,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: test.library.url.appending(path: "originals").path).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func aFailingBlockLeavesNothingBehind(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func aFailingBlockLeavesNothingBehind(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let before = try test.library.currentChangeToken
         let file = test.directory.file("a.jpg", seed: 1)
@@ -58,7 +58,7 @@ import Testing
         #expect(try test.library.currentChangeToken == before)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func anErrorThrownByTheBlockRollsBack(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func anErrorThrownByTheBlockRollsBack(paths: StoragePaths) throws {
         struct Oops: Error {}
         let test = try TestLibrary(paths: paths)
         #expect(throws: Oops.self) {
@@ -70,7 +70,7 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func invalidValuesAreTypedErrors(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func invalidValuesAreTypedErrors(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1)[0]
         #expect {
@@ -84,7 +84,7 @@ import Testing
         #expect(try test.library.fetchAssets().first?.location == nil)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func unreadableFileFailsTheBlock(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func unreadableFileFailsTheBlock(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         #expect {
             try test.library.performChangesAndWait {
@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func deletingAnAssetRemovesItsUnreferencedOriginal(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func deletingAnAssetRemovesItsUnreferencedOriginal(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let file = test.directory.file("a.jpg", seed: 9)
         try test.library.performChangesAndWait {
@@ -112,7 +112,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: stored.path))
     }
 
-    @Test(arguments: SQLitePaths.allCases) func albumMembershipOperationsKeepTheOrder(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func albumMembershipOperationsKeepTheOrder(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let a = try test.makeAssets(6)
         var albumID = ""
@@ -149,7 +149,7 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).firstObject?.estimatedAssetCount == 1)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func placeholdersCanBeAddedInTheSameBlock(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func placeholdersCanBeAddedInTheSameBlock(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let file = test.directory.file("x.png", seed: 5)
         try test.library.performChangesAndWait {
@@ -164,7 +164,7 @@ import Testing
         #expect(try test.library.fetchCollectionLists(containing: album).firstObject?.localizedTitle == "Folder")
     }
 
-    @Test(arguments: SQLitePaths.allCases) func membershipErrorsAreTypedAndAtomic(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func membershipErrorsAreTypedAndAtomic(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let a = try test.makeAssets(2)
         try test.library.performChangesAndWait {
@@ -192,7 +192,7 @@ import Testing
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func foldersNestAndRefuseCycles(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func foldersNestAndRefuseCycles(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             let outer = CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Outer")
@@ -225,7 +225,7 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func renamingAlbumsAndFolders(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func renamingAlbumsAndFolders(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Old")
@@ -242,7 +242,7 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).firstObject?.localIdentifier == album.localIdentifier)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func asyncPerformChangesCommits(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.allCases) func asyncPerformChangesCommits(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         try await test.library.performChanges(author: "async") {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Async")
@@ -250,8 +250,8 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).count == 1)
     }
 
-    @Test("performChanges returns what its block returns, once committed; a failing block returns nothing", arguments: SQLitePaths.allCases)
-    func theBlocksValueIsTheCallsResult(paths: SQLitePaths) async throws {
+    @Test("performChanges returns what its block returns, once committed; a failing block returns nothing", arguments: StoragePaths.allCases)
+    func theBlocksValueIsTheCallsResult(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let id = try await library.performChanges {

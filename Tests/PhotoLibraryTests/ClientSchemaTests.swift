@@ -37,8 +37,8 @@ struct ClientSchemaTests {
         }
     }
 
-    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing", arguments: SQLitePaths.allCases)
-    func appliedOnce(paths: SQLitePaths) throws {
+    @Test("A series is applied once: attaching again — same handle, another handle, after reopening — applies nothing", arguments: StoragePaths.sqlite)
+    func appliedOnce(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         #expect(try test.library.clientSchemaVersion(of: "tests.tags") == 0)
         try test.library.attach(Self.schema1)
@@ -50,8 +50,8 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 0)
     }
 
-    @Test("A newer series on a library an older one migrated applies only its new migrations", arguments: SQLitePaths.allCases)
-    func migratesForward(paths: SQLitePaths) throws {
+    @Test("A newer series on a library an older one migrated applies only its new migrations", arguments: StoragePaths.sqlite)
+    func migratesForward(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         #expect(try !Self.tableExists(test.library, "test_note"))
@@ -66,8 +66,8 @@ struct ClientSchemaTests {
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was", arguments: SQLitePaths.allCases)
-    func newerVersionIsAnError(paths: SQLitePaths) throws {
+    @Test("A library a newer series migrated refuses the older series with a typed error, and is left as it was", arguments: StoragePaths.sqlite)
+    func newerVersionIsAnError(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema2)
         let older = try PhotoLibrary(url: test.library.url, options: paths.options())
@@ -80,8 +80,8 @@ struct ClientSchemaTests {
         try older.attach(LibraryClientSchema(name: "tests.other", migrations: [ClientMigration(version: 1, name: "x", sql: "CREATE TABLE other_x (y)")]))
     }
 
-    @Test("A migration that fails applies nothing of the series; malformed series are refused", arguments: SQLitePaths.allCases)
-    func failuresApplyNothing(paths: SQLitePaths) throws {
+    @Test("A migration that fails applies nothing of the series; malformed series are refused", arguments: StoragePaths.sqlite)
+    func failuresApplyNothing(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let broken = LibraryClientSchema(name: "tests.tags", migrations: [Self.v1, ClientMigration(version: 2, name: "bad", sql: "CREATE TABLE test_note (; ")])
         #expect(throws: PhotoLibraryError.self) { try test.library.attach(broken) }
@@ -97,8 +97,8 @@ struct ClientSchemaTests {
         }
     }
 
-    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing", arguments: SQLitePaths.allCases)
-    func adoption(paths: SQLitePaths) throws {
+    @Test("Tables an earlier build made are adopted with their rows; a partial set is a conflict that changes nothing", arguments: StoragePaths.sqlite)
+    func adoption(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         // What an earlier build left: the tables of migration 1, with rows, and no record of the client.
         let asset = try test.makeAssets(1)[0]
@@ -131,8 +131,8 @@ struct ClientSchemaTests {
         #expect(try Self.runs(fresh.library) == [1, 2])
     }
 
-    @Test("A client's row refers to an asset created in the same block: both commit in one transaction", arguments: SQLitePaths.allCases)
-    func writesInTheSameTransaction(paths: SQLitePaths) throws {
+    @Test("A client's row refers to an asset created in the same block: both commit in one transaction", arguments: StoragePaths.sqlite)
+    func writesInTheSameTransaction(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let file = test.directory.file("a.jpg", seed: 1, size: 64)
@@ -160,8 +160,8 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 1)
     }
 
-    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block", arguments: SQLitePaths.allCases)
-    func rollback(paths: SQLitePaths) throws {
+    @Test("A failed block rolls back the client's writes, immediate and queued; a failing client write rolls back the block", arguments: StoragePaths.sqlite)
+    func rollback(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let assets = try test.makeAssets(2)
@@ -204,8 +204,8 @@ struct ClientSchemaTests {
         #expect(try test.library.historyStatus().transactionCount == 2)
     }
 
-    @Test("Attaching inside a block commits with the block, or rolls back with it", arguments: SQLitePaths.allCases)
-    func attachInsideABlock(paths: SQLitePaths) throws {
+    @Test("Attaching inside a block commits with the block, or rolls back with it", arguments: StoragePaths.sqlite)
+    func attachInsideABlock(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -221,8 +221,8 @@ struct ClientSchemaTests {
         #expect(try Self.runs(test.library) == [1])
     }
 
-    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle", arguments: SQLitePaths.allCases)
-    func clientStateWakesWaiters(paths: SQLitePaths) async throws {
+    @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle", arguments: StoragePaths.sqlite)
+    func clientStateWakesWaiters(paths: StoragePaths) async throws {
         let options: PhotoLibrary.Options = {
             var options = PhotoLibrary.Options()
             options.commitPollInterval = nil  // Only notifications wake waiters: the test fails if none comes.
@@ -255,8 +255,8 @@ struct ClientSchemaTests {
         #expect(try await !library.waitForClientState(timeout: .milliseconds(50)) { _ in false })
     }
 
-    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it", arguments: SQLitePaths.allCases)
-    func assetPathRoots(sqlPaths: SQLitePaths) throws {
+    @Test("The path key: relative to the innermost registered root; a root counts until the client that registered it removes it", arguments: StoragePaths.sqlite)
+    func assetPathRoots(sqlPaths: StoragePaths) throws {
         let test = try TestLibrary(paths: sqlPaths)
         let root = test.directory.url.appending(path: "root").path
         let files = ["a/x.jpg", "inner/y.jpg"].enumerated().map { test.directory.file("root/\($1)", seed: UInt64($0), size: 64) }
@@ -284,8 +284,8 @@ struct ClientSchemaTests {
         #expect(try paths("path == nil") == [])
     }
 
-    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in", arguments: SQLitePaths.allCases)
-    func keptTransactionFailsTheBlockItIsUsedIn(paths: SQLitePaths) throws {
+    @Test("A transaction kept after its block writes nothing: every use fails the block it is used in", arguments: StoragePaths.sqlite)
+    func keptTransactionFailsTheBlockItIsUsedIn(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.attach(Self.schema1)
         let asset = try test.makeAssets(1)[0]

@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct DerivedCollectionTests {
-    @Test(arguments: SQLitePaths.allCases) func smartAlbumsFollowEveryChange(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func smartAlbumsFollowEveryChange(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(4) { index, request in
             if index == 0 { request.isFavorite = true }
@@ -37,7 +37,7 @@ import Testing
         #expect(!containing.contains(.smartAlbumAllHidden))
     }
 
-    @Test(arguments: SQLitePaths.allCases) func momentsGroupByLocalDayAndYear(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func momentsGroupByLocalDayAndYear(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(5) { index, request in
             switch index {
@@ -81,8 +81,8 @@ import Testing
     /// A new asset's row is written with its moment, which is created then if its day has none. When the
     /// asset is re-dated or deleted later in the block, the moment made for it ends up empty: it must go, and
     /// the journal must not mention it.
-    @Test("A moment made for a new asset that is re-dated or deleted in the same block leaves no trace", arguments: SQLitePaths.allCases)
-    func momentMadeInTheBlockAndLeftEmpty(paths: SQLitePaths) throws {
+    @Test("A moment made for a new asset that is re-dated or deleted in the same block leaves no trace", arguments: StoragePaths.allCases)
+    func momentMadeInTheBlockAndLeftEmpty(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let start = try test.library.currentChangeToken
         try test.library.performChangesAndWait {
@@ -110,7 +110,7 @@ import Testing
         #expect(all.count == 1)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func burstsShowOnlyTheirRepresentativeByDefault(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func burstsShowOnlyTheirRepresentativeByDefault(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(4) { index, request in
             request.creationDate = .utc(2024, 1, 1, 10, index)
@@ -131,13 +131,13 @@ import Testing
 
 @Suite struct DerivedAggregateTests {
     /// Moment and album aggregates are kept incrementally; they must equal a computation from scratch.
-    @Test(arguments: [5, 6, 7] as [UInt64], SQLitePaths.allCases)
-    func incrementalAggregatesEqualRecomputation(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [5, 6, 7] as [UInt64], StoragePaths.allCases)
+    func incrementalAggregatesEqualRecomputation(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         for _ in 0..<40 { try? changes.performBlock(on: test.library) }
-        let rows = try test.library.database.read { db in
-            try Row.fetchAll(db, sql: """
+        let rows = try test.library.storage.read { db in
+            try db.fetchRows(sql: """
                 SELECT c.id, c.assetCount, c.startDate, c.endDate, c.latitude, c.longitude,
                        (SELECT count(*) FROM asset a WHERE a.momentId = c.id) AS n,
                        (SELECT min(creationDate) FROM asset a WHERE a.momentId = c.id) AS s,
@@ -145,7 +145,7 @@ import Testing
                        (SELECT avg(latitude) FROM asset a WHERE a.momentId = c.id) AS lat,
                        (SELECT avg(longitude) FROM asset a WHERE a.momentId = c.id) AS lon
                 FROM asset_collection c WHERE c.type = 3
-                """)
+                """, arguments: [], cached: false)
         }
         #expect(!rows.isEmpty)
         for row in rows {
@@ -158,8 +158,8 @@ import Testing
             if let latitude, let expected { #expect(abs(latitude - expected) < 1e-6) }
         }
         // Every asset is in the moment of its day.
-        let orphans = try test.library.database.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM asset WHERE momentId IS NULL")
+        let orphans = try test.library.storage.read { db in
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM asset WHERE momentId IS NULL")
         }
         #expect(orphans == 0)
     }

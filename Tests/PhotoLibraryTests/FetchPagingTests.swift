@@ -9,7 +9,7 @@ import Testing
 @Suite struct FetchPagingTests {
     /// A library of `count` assets with random sort values: dates (some missing, many equal), sizes,
     /// favourites, locations (some missing), names; a few hidden.
-    static func randomLibrary(_ count: Int, seed: UInt64, paths: SQLitePaths) throws -> TestLibrary {
+    static func randomLibrary(_ count: Int, seed: UInt64, paths: StoragePaths) throws -> TestLibrary {
         let test = try TestLibrary(paths: paths)
         var g = SplitMix64(seed: seed)
         let plans = (0..<count).map { _ in
@@ -44,8 +44,8 @@ import Testing
         return identifiers
     }
 
-    @Test("Pages of random queries, in random sizes, are the whole fetch in its order", arguments: [1, 2, 3] as [UInt64], SQLitePaths.allCases)
-    func pagesAreTheWholeFetch(seed: UInt64, paths: SQLitePaths) throws {
+    @Test("Pages of random queries, in random sizes, are the whole fetch in its order", arguments: [1, 2, 3] as [UInt64], StoragePaths.allCases)
+    func pagesAreTheWholeFetch(seed: UInt64, paths: StoragePaths) throws {
         let test = try Self.randomLibrary(120, seed: seed, paths: paths)
         let keys = ["creationDate", "pixelWidth", "isFavorite", "originalFilename", "addedDate", "latitude", "path"]
         let predicates: [FetchFilter?] = [nil, "isFavorite", "pixelWidth >= 1000 AND NOT isFavorite", "latitude == nil"]
@@ -62,8 +62,8 @@ import Testing
         }
     }
 
-    @Test("An album's pages follow its own order, or the options' order; a smart album's and a moment's follow theirs", arguments: SQLitePaths.allCases)
-    func collectionPages(paths: SQLitePaths) throws {
+    @Test("An album's pages follow its own order, or the options' order; a smart album's and a moment's follow theirs", arguments: StoragePaths.allCases)
+    func collectionPages(paths: StoragePaths) throws {
         let test = try Self.randomLibrary(60, seed: 9, paths: paths)
         var g = SplitMix64(seed: 99)
         let all = try test.library.fetchAssets(options: FetchOptions(includeHiddenAssets: true))
@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test("Between pages of an album, removing assets before the cursor skips nothing after it", arguments: SQLitePaths.allCases)
-    func albumPagesAreAnchoredOnTheLastAsset(paths: SQLitePaths) throws {
+    @Test("Between pages of an album, removing assets before the cursor skips nothing after it", arguments: StoragePaths.allCases)
+    func albumPagesAreAnchoredOnTheLastAsset(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(20)
         try test.library.performChangesAndWait {
@@ -102,8 +102,8 @@ import Testing
         #expect(second.objects.map(\.localIdentifier) == assets[6..<12].map(\.localIdentifier))
     }
 
-    @Test("Paging while the library changes returns every untouched asset once, in order, and repeats only assets re-sorted meanwhile", arguments: SQLitePaths.allCases)
-    func pagingWhileChanging(paths: SQLitePaths) throws {
+    @Test("Paging while the library changes returns every untouched asset once, in order, and repeats only assets re-sorted meanwhile", arguments: StoragePaths.allCases)
+    func pagingWhileChanging(paths: StoragePaths) throws {
         let test = try Self.randomLibrary(150, seed: 17, paths: paths)
         var changes = RandomChanges(seed: 23)
         var g = SplitMix64(seed: 5)
@@ -129,8 +129,8 @@ import Testing
         #expect(counts.allSatisfy { $0.value == 1 || touched.contains($0.key) })
     }
 
-    @Test("A cursor is refused with another query, and a page of fewer than one object is refused", arguments: SQLitePaths.allCases)
-    func misuse(paths: SQLitePaths) throws {
+    @Test("A cursor is refused with another query, and a page of fewer than one object is refused", arguments: StoragePaths.allCases)
+    func misuse(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(5)
         let page = try test.library.fetchAssets(after: nil, limit: 2)
@@ -145,8 +145,8 @@ import Testing
         }
     }
 
-    @Test("The state reader yields every identifier of its snapshot, in batches, whatever is committed meanwhile", arguments: SQLitePaths.allCases)
-    func stateReader(paths: SQLitePaths) throws {
+    @Test("The state reader yields every identifier of its snapshot, in batches, whatever is committed meanwhile", arguments: StoragePaths.allCases)
+    func stateReader(paths: StoragePaths) throws {
         let test = try Self.randomLibrary(45, seed: 4, paths: paths)
         try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "A") }
         let expected = try test.library.fetchCurrentState()
@@ -168,8 +168,8 @@ import Testing
         }
     }
 
-    @Test("Objects changed since a token: read outside a block, and inside one within its transaction", arguments: SQLitePaths.allCases)
-    func changedObjects(paths: SQLitePaths) async throws {
+    @Test("Objects changed since a token: read outside a block, and inside one within its transaction", arguments: StoragePaths.allCases)
+    func changedObjects(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         let token = try test.library.currentChangeToken

@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct FetchTests {
-    @Test(arguments: SQLitePaths.allCases) func textAndTypedPredicatesFilterAndSort(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func textAndTypedPredicatesFilterAndSort(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(6) { index, request in
             request.creationDate = .utc(2024, 1, 1 + index)
@@ -26,7 +26,7 @@ import Testing
         #expect(try test.library.fetchAssets(with: .video).count == 3)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func badPredicatesNamePositionAndValidKeys(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func badPredicatesNamePositionAndValidKeys(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         #expect {
             try test.library.fetchAssets(options: FetchOptions(predicate: "isFavorite AND colour == 3"))
@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func identifiersKeepTheirOrderAndIncludeHiddenAssets(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func identifiersKeepTheirOrderAndIncludeHiddenAssets(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3) { index, request in request.isHidden = index == 1 }
         let ids = [assets[2], assets[1], assets[0]].map(\.localIdentifier)
@@ -51,7 +51,7 @@ import Testing
         #expect(try test.library.fetchAssets(options: FetchOptions(includeHiddenAssets: true)).count == 3)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func fetchResultsAreSnapshots(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func fetchResultsAreSnapshots(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(300) { index, request in request.creationDate = .utc(2020, 1, 1, 0, index % 60) }
         let result = try test.library.fetchAssets()
@@ -76,7 +76,7 @@ import Testing
         #expect(throws: PhotoLibraryError.indexOutOfRange(index: 300, count: 300)) { try result.object(at: 300) }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func collectionPredicates(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func collectionPredicates(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.library.performChangesAndWait {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Summer 2024")
@@ -90,8 +90,8 @@ import Testing
 
     /// The oracle: random predicates and sort orders give the same ordered results through SQL as through
     /// the in-memory evaluator, over random libraries.
-    @Test(arguments: [11, 12, 13] as [UInt64], SQLitePaths.allCases)
-    func sqlAndInMemoryEvaluationAgree(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [11, 12, 13] as [UInt64], StoragePaths.allCases)
+    func sqlAndInMemoryEvaluationAgree(seed: UInt64, paths: StoragePaths) throws {
         var generator = SplitMix64(seed: seed)
         let test = try TestLibrary(paths: paths)
         let names = ["IMG_1.JPG", "img_2.jpg", "Été.heic", "ÉTÉ.png", "straße.mov", "😀.gif", "a", ""]

@@ -6,12 +6,12 @@ import Testing
 
 /// The journal a change block writes — transactions, records, previous values — read back from the database,
 /// on both of SQLite's paths: the fast one binding through SQLite's C API and the generic one every engine
-/// takes (`SQLitePaths`).
+/// takes (`StoragePaths`).
 @Suite struct JournalWriteTests {
     /// What a block changed, as the journal in the database has it: changed properties of updated assets and
     /// collections, deletions, and consecutive sequence numbers.
-    @Test(arguments: SQLitePaths.allCases)
-    func theJournalReadBackIsWhatTheBlockChanged(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases)
+    func theJournalReadBackIsWhatTheBlockChanged(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         try test.library.performChangesAndWait {
@@ -40,8 +40,8 @@ import Testing
 
     /// For random blocks, the records the journal holds in the database — previous values byte for byte —
     /// are those the block handed to the delivery rounds in memory.
-    @Test(arguments: [1, 2] as [UInt64], SQLitePaths.allCases)
-    func theJournalInTheDatabaseIsTheHandedOne(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [1, 2] as [UInt64], StoragePaths.allCases)
+    func theJournalInTheDatabaseIsTheHandedOne(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         var g = RandomSource(seed: seed)

@@ -28,8 +28,8 @@ import Testing
         return sets
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64], SQLitePaths.allCases)
-    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], StoragePaths.allCases)
+    func replayingFromAnySavedTokenGivesTheCurrentState(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         var saved: [Saved] = [Saved(token: try test.library.currentChangeToken, state: try test.library.fetchCurrentState())]

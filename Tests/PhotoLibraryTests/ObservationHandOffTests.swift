@@ -32,7 +32,7 @@ import Testing
     /// The round journal after `start` as the hand-off gives it and as the journal gives it; and whether the
     /// hand-off held the whole interval.
     static func bothJournals(_ library: PhotoLibrary, after start: Int64) throws -> (handed: [String], read: [String], held: Bool) {
-        try library.database.read { db in
+        try library.storage.read { db in
             let read = try RoundJournal(after: start, db)
             let handed = try RoundJournal(after: start, handOff: library.observation.handOff, db)
             let held = read.map { library.observation.handOff.interval(after: start, through: $0.end) != nil } ?? false
@@ -62,8 +62,8 @@ import Testing
     /// For random commits, every round interval the hand-off holds gives the transactions and records the
     /// journal holds, byte for byte, whatever the interval's start; and the details made from them are those
     /// of fetching again.
-    @Test(arguments: [1, 2, 3] as [UInt64], SQLitePaths.allCases)
-    func handedRecordsAreTheJournals(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [1, 2, 3] as [UInt64], StoragePaths.sqlite)
+    func handedRecordsAreTheJournals(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         var g = RandomSource(seed: seed)
@@ -94,7 +94,7 @@ import Testing
 
     /// Commits through two handles of one library, interleaved: the writer's hand-off lacks the other
     /// handle's transaction, so its rounds over it read the journal, and describe the other's change too.
-    @Test(arguments: SQLitePaths.allCases) func aCommitFromAnotherHandleInTheIntervalIsRead(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aCommitFromAnotherHandleInTheIntervalIsRead(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let other = try PhotoLibrary(url: test.library.url)
         let assets = try ObservationWriterRoundTests.makeAssets(test, 60)
@@ -138,7 +138,7 @@ import Testing
 
     /// A commit that SQLite rolled back is never handed off: its sequence number is given to the next commit,
     /// here another handle's, whose round must describe that commit and not the rolled-back one.
-    @Test(arguments: SQLitePaths.allCases) func aRolledBackCommitIsNeverHandedOff(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aRolledBackCommitIsNeverHandedOff(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let other = try PhotoLibrary(url: library.url)
@@ -171,7 +171,7 @@ import Testing
 
     /// A round whose interval starts below the journal's floor gets the transactions the journal kept, as it
     /// would reading them: not those the hand-off still holds.
-    @Test(arguments: SQLitePaths.allCases) func aPrunedIntervalIsReadFromTheJournal(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aPrunedIntervalIsReadFromTheJournal(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try test.makeAssets(5)
@@ -230,7 +230,7 @@ import Testing
     /// The state at the end of a round of the writer's own updates is known from the rows its commit handed
     /// off: no read of the touched assets. A round that may change a membership (a property of the condition,
     /// an insertion) or holds another handle's commit reads them; the details are those of fetching again.
-    @Test(arguments: SQLitePaths.allCases) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let other = try PhotoLibrary(url: library.url)
@@ -270,7 +270,7 @@ import Testing
 
     /// A round of several commits touching the same assets: their state at the end is their last update's
     /// row, and an asset updated then deleted is gone.
-    @Test(arguments: SQLitePaths.allCases) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try ObservationWriterRoundTests.makeAssets(test, 30)
@@ -329,7 +329,7 @@ import Testing
     /// A backup restored into the library while a handle is open (SQLite's backup into the live file, as the
     /// `sqlite3` shell's `.restore` does) can give a sequence number the handle committed to another
     /// transaction: the hand-off's records of it are stale, and the round reads the journal.
-    @Test(arguments: SQLitePaths.allCases) func aTransactionRewrittenUnderItsNumberIsReadFromTheJournal(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aTransactionRewrittenUnderItsNumberIsReadFromTheJournal(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try ObservationWriterRoundTests.makeAssets(test, 20)

@@ -97,8 +97,8 @@ import Testing
         return fetches
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64], SQLitePaths.allCases)
-    func incrementalDetailsEqualFetchingAgainAndDiffing(seed: UInt64, paths: SQLitePaths) throws {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], StoragePaths.allCases)
+    func incrementalDetailsEqualFetchingAgainAndDiffing(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         var g = RandomSource(seed: seed)
@@ -129,8 +129,8 @@ import Testing
                 let context = try #require(incremental.context)
                 let state = DeliveryContext.ResultState(chain: ObjectIdentifier(before.chain), sequence: before.sequence)
                 if before.chain.incremental != nil {
-                    let touched = try library.database.read { db in
-                        try Int.fetchOne(db, sql: """
+                    let touched = try library.storage.read { db in
+                        try db.fetchValue(Int.self, sql: """
                             SELECT count(DISTINCT objectId) FROM change_record WHERE objectType = 1 AND seq > ? AND seq <= ?
                             """, arguments: [before.sequence, incremental.changeToken.sequence]) ?? 0
                     }
@@ -165,7 +165,7 @@ import Testing
         #expect(readInMemory > 0)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func oneAssetMovedFromFrontToBackIsOneMove(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func oneAssetMovedFromFrontToBackIsOneMove(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(300) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index) * 3600) }
         let result = try test.library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
@@ -190,7 +190,7 @@ import Testing
 
     /// A consumer lagging behind deliveries: the next round is read while it still holds the first result,
     /// and only then does it make the successor. That successor must still get the next round's details.
-    @Test(arguments: SQLitePaths.allCases) func aSuccessorMadeAfterTheNextRoundWasReadStillGetsItsDetails(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func aSuccessorMadeAfterTheNextRoundWasReadStillGetsItsDetails(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(50) { index, request in request.creationDate = .utc(2020, 1, 1).addingTimeInterval(Double(index) * 3600) }
         let sort = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")])
@@ -219,7 +219,7 @@ import Testing
         #expect(moves == [[5, 0]])
     }
 
-    @Test(arguments: SQLitePaths.allCases) func emptyToSomeAndBackToEmpty(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func emptyToSomeAndBackToEmpty(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         var result = try test.library.fetchAssets(options: FetchOptions(predicate: "isFavorite"))
         #expect(result.isEmpty)
@@ -240,7 +240,7 @@ import Testing
         #expect(try test.library.observation.readChanges(after: start).last?.changeDetails(for: result) == nil)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func objectDetailsDescribeTheEndOfTheirRoundEvenAfterLaterChanges(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func objectDetailsDescribeTheEndOfTheirRoundEvenAfterLaterChanges(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(2)
         let start = try test.library.currentChangeToken.sequence
@@ -260,7 +260,7 @@ import Testing
         #expect(change.changeDetails(for: assets[1])?.objectWasDeleted == true)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func tooManyTouchedAssetsFallBackToFetchingAgain(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func tooManyTouchedAssetsFallBackToFetchingAgain(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(40)
         let result = try test.library.fetchAssets()

@@ -82,7 +82,7 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(!reversed.hasIncrementalChanges)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func anObserverGetsDetailsForItsFetchResult(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func anObserverGetsDetailsForItsFetchResult(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(5) { index, request in request.creationDate = .utc(2024, 1, 1 + index) }
         let before = try test.library.fetchAssets(options: FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")]))
@@ -116,10 +116,10 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(await waitUntil { observer.changes.withLock { $0.map(\.changeToken) }.contains(token) })
     }
 
-    @Test("An actor observer gets every transaction once, in commit order, one call at a time — from two handles", arguments: SQLitePaths.allCases)
-    func actorObserver(paths: SQLitePaths) async throws {
+    @Test("An actor observer gets every transaction once, in commit order, one call at a time — from two handles", arguments: StoragePaths.sqlite)
+    func actorObserver(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
-        let other = try PhotoLibrary(url: test.library.url)
+        let other = try test.openAnother()
         let observer = SlowActorObserver()
         try test.library.register(observer)
         let start = try test.library.currentChangeToken
@@ -153,7 +153,7 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(await observer.sequences == committed)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func unrelatedChangesGiveNoDetails(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func unrelatedChangesGiveNoDetails(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3) { _, request in request.mediaType = .video }
         let images = try test.library.fetchAssets(with: .image)
@@ -163,8 +163,8 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         #expect(change.changeDetails(for: images) == nil)
     }
 
-    @Test(arguments: [21, 22] as [UInt64], SQLitePaths.allCases)
-    func detailsOfRandomTransactionsApplyToTheBeforeResult(seed: UInt64, paths: SQLitePaths) async throws {
+    @Test(arguments: [21, 22] as [UInt64], StoragePaths.sqlite)
+    func detailsOfRandomTransactionsApplyToTheBeforeResult(seed: UInt64, paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         var changes = RandomChanges(seed: seed)
         for _ in 0..<5 { try? changes.performBlock(on: test.library) }
@@ -194,7 +194,7 @@ actor SlowActorObserver: PhotoLibraryChangeObserver {
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func anObserverReceivesCommitsFromAnotherProcess(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func anObserverReceivesCommitsFromAnotherProcess(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let albums = try test.library.fetchAssetCollections(with: .album)
         var iterator = try test.library.changes().makeAsyncIterator()

@@ -28,7 +28,7 @@ import Testing
         #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: options)).keys)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func aSmallRoundOfFollowedResultsReadsOnTheWriter(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aSmallRoundOfFollowedResultsReadsOnTheWriter(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 300)
         let result = try test.library.fetchAssets(options: Self.byDate)
@@ -44,7 +44,7 @@ import Testing
     }
 
     /// A result that has to be fetched again would hold the writer for the whole fetch.
-    @Test(arguments: SQLitePaths.allCases) func aRoundWithAResultFetchedAgainReadsOnTheRoundReader(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aRoundWithAResultFetchedAgainReadsOnTheRoundReader(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let limited = FetchOptions(sortDescriptors: [FetchSort(key: "creationDate")], fetchLimit: 7)
@@ -68,7 +68,7 @@ import Testing
     }
 
     /// Many records: albums, so that the assets touched stay few enough to follow incrementally.
-    @Test(arguments: SQLitePaths.allCases) func aRoundOfManyRecordsReadsOnTheRoundReader(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aRoundOfManyRecordsReadsOnTheRoundReader(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let result = try test.library.fetchAssets(options: Self.byDate)
@@ -86,7 +86,7 @@ import Testing
     }
 
     /// A result more than ``WriterRound/lagLimit`` transactions behind: its records would be read again.
-    @Test(arguments: SQLitePaths.allCases) func aRoundWithALaggingResultReadsOnTheRoundReader(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aRoundWithALaggingResultReadsOnTheRoundReader(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 100)
         let lagging = try test.library.fetchAssets(options: Self.byDate)
@@ -106,7 +106,7 @@ import Testing
 
     /// A round admitted on the writer whose result turns out to need fetching again (more touched assets than
     /// the incremental path follows) is read again on the round reader.
-    @Test(arguments: SQLitePaths.allCases) func aRoundThatCannotBeFollowedIsReadAgainOnTheRoundReader(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aRoundThatCannotBeFollowedIsReadAgainOnTheRoundReader(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 40)
         let result = try test.library.fetchAssets(options: Self.byDate)
@@ -122,7 +122,7 @@ import Testing
     }
 
     /// Observers get their deliveries from rounds read on the writer, in commit order, with the details.
-    @Test(arguments: SQLitePaths.allCases) func observersAreDeliveredRoundsReadOnTheWriter(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func observersAreDeliveredRoundsReadOnTheWriter(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let assets = try Self.makeAssets(test, 50)
         var result = try test.library.fetchAssets(options: Self.byDate)

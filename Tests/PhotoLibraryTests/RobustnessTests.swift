@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoLibrary
 
 @Suite struct RobustnessTests {
-    @Test(arguments: SQLitePaths.allCases) func aFullDiskFailsTheCommitAndLeavesTheLibraryAsItWas(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func aFullDiskFailsTheCommitAndLeavesTheLibraryAsItWas(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(3)
         let before = try test.library.fetchCurrentState()
@@ -30,7 +30,7 @@ import Testing
         #expect(after.assetCollectionIdentifiers == before.assetCollectionIdentifiers)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func readOnlyStorageFailsTheCommitAndLeavesTheLibraryAsItWas(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func readOnlyStorageFailsTheCommitAndLeavesTheLibraryAsItWas(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(2)
         let before = try test.library.fetchCurrentState()
@@ -49,7 +49,7 @@ import Testing
         #expect(try test.library.currentChangeToken == before.changeToken)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func requestsForDeletedObjectsFailTheBlock(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func requestsForDeletedObjectsFailTheBlock(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1)[0]
         try test.library.performChangesAndWait { AssetChangeRequest.deleteAssets([asset]) }
@@ -58,7 +58,7 @@ import Testing
         }
     }
 
-    @Test(arguments: SQLitePaths.allCases) func transientCollectionsAreNeverStored(paths: SQLitePaths) throws {
+    @Test(arguments: StoragePaths.sqlite) func transientCollectionsAreNeverStored(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         let transient = AssetCollection.transientAssetCollection(with: [assets[2], assets[0]], title: "Picked")
@@ -71,7 +71,7 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func concurrentWritersInTwoProcessesBothLand(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func concurrentWritersInTwoProcessesBothLand(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let pipe = Pipe()
         let writer = try CrossProcessTests.startWriter([test.library.url.path, "commit", "40"], output: pipe)
@@ -87,7 +87,7 @@ import Testing
         #expect(authors.filter { $0 == "tests" }.count == 40)
     }
 
-    @Test(arguments: SQLitePaths.allCases) func concurrentReadersDuringAWrite(paths: SQLitePaths) async throws {
+    @Test(arguments: StoragePaths.sqlite) func concurrentReadersDuringAWrite(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(50)
         let library = test.library

@@ -1,7 +1,7 @@
 import Foundation
 import LibraryTestSupport
 import SeededRandom
-@testable import PhotoLibrary
+@_spi(Experimental) @testable import PhotoLibrary
 
 /// A temporary directory removed when the test ends.
 final class TemporaryDirectory {
@@ -33,10 +33,25 @@ final class TemporaryDirectory {
 struct TestLibrary {
     let directory: TemporaryDirectory
     let library: PhotoLibrary
+    /// The PostgreSQL database of a library kept there (nil: a SQLite library).
+    let postgres: URL?
 
     init(options: PhotoLibrary.Options = PhotoLibrary.Options()) throws {
         directory = TemporaryDirectory()
         library = try PhotoLibrary(url: directory.url.appending(path: "Library.photosync"), options: options)
+        postgres = nil
+    }
+
+    init(directory: TemporaryDirectory, library: PhotoLibrary, postgres: URL) {
+        self.directory = directory
+        self.library = library
+        self.postgres = postgres
+    }
+
+    /// Another handle on the same library, on the same engine (what another process opens).
+    func openAnother(options: PhotoLibrary.Options = PhotoLibrary.Options()) throws -> PhotoLibrary {
+        guard let postgres else { return try PhotoLibrary(url: library.url, options: options) }
+        return try PhotoLibrary(postgres: postgres, directory: library.url, options: options)
     }
 
     /// Creates `count` assets referencing in-memory facts (no file I/O) and returns them in creation order.

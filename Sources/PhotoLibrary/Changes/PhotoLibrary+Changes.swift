@@ -2,6 +2,7 @@ import Foundation
 import ContentHash
 import GRDB
 import LibraryStorage
+import PostgresStore
 
 extension PhotoLibrary {
     /// The author recorded for commits that don't name one: the process's name.
@@ -102,7 +103,7 @@ extension PhotoLibrary {
 
     /// Maps database errors; an error thrown by the caller's block goes through unchanged.
     static func mapKeepingForeign(_ error: any Error, path: String) -> any Error {
-        if error is PhotoLibraryError || error is DatabaseError { return map(error, path: path) }
+        if error is PhotoLibraryError || error is DatabaseError || error is PostgresStoreError { return map(error, path: path) }
         return error
     }
 

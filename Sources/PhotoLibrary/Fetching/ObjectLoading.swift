@@ -11,6 +11,8 @@ enum ObjectLoading {
         idColumn: KeyPath<Record, Int64>, _ db: any SQLConnection
     ) throws -> [Int64: Record] {
         var result: [Int64: Record] = [:]
+        // `IN ()` is SQLite's, not PostgreSQL's: no keys, no query.
+        guard !keys.isEmpty else { return result }
         result.reserveCapacity(keys.count)
         let list = keys.map { "\($0)" }.joined(separator: ",")
         let table = objectType.tableName

@@ -81,7 +81,8 @@ enum AssetQueryCompiler {
         if !options.sortDescriptors.isEmpty {
             sql += " ORDER BY " + (try FetchSort.orderSQL(options.sortDescriptors, for: .asset, dialect: dialect)) + ", asset.id"
         } else {
-            sql += " ORDER BY " + parts.naturalOrder + ", asset.id"
+            // NULL first, as SQLite sorts it (PostgreSQL sorts NULL last unless told).
+            sql += " ORDER BY " + parts.naturalOrder + (dialect == .postgres ? " NULLS FIRST" : "") + ", asset.id"
         }
         if let limit = options.fetchLimit, limit > 0 {
             sql += " LIMIT \(limit)"

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 import LibraryStorage
+import PostgresStore
 import Synchronization
 
 /// A photo library kept in SQLite: the entry point for fetching, changing and following changes.
@@ -69,10 +70,16 @@ public final class PhotoLibrary: Sendable {
     /// The time zone moments are computed in for assets whose capture offset is unknown.
     public let momentTimeZone: TimeZone
 
-    let database: DatabasePool
-    /// The engine the library's SQL runs through (the storage boundary). On SQLite it runs on ``database``;
-    /// code moved behind the boundary uses it, code not yet moved uses the pool.
+    /// The engine the library's SQL runs through (the storage boundary).
     let storage: any StorageEngine
+    /// The SQLite pool under ``storage``: for what only SQLite does (its file's checks, tests that write it
+    /// directly). Stops the process on a library of another engine.
+    var database: DatabasePool {
+        guard let engine = storage as? SQLiteEngine else { preconditionFailure("not a SQLite library") }
+        return engine.pool
+    }
+    /// Where errors say the library is: the SQLite file, or the PostgreSQL database.
+    let location: String
     let originalsStore: OriginalsStore
     let journaling: Bool
     let notifier: CommitNotifier
@@ -122,11 +129,8 @@ public final class PhotoLibrary: Sendable {
     ///   ``PhotoLibraryError/schemaTooNew(found:supported:)`` for a library written by a newer photosync,
     ///   ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the directory can't be created or
     ///   written. In every case the files found are left untouched.
-    public init(url: URL = PhotoLibrary.defaultURL, options: Options = Options()) throws(PhotoLibraryError) {
+    public convenience init(url: URL = PhotoLibrary.defaultURL, options: Options = Options()) throws(PhotoLibraryError) {
         let url = url.standardizedFileURL
-        self.url = url
-        self.journaling = options.journaling
-        self.retentionOverride = options.retention
         let fileManager = FileManager.default
         let databaseURL = url.appending(path: Self.databaseFileName)
 
@@ -159,6 +163,14 @@ public final class PhotoLibrary: Sendable {
             }
         }
 
+        let pool = try Self.openPool(at: databaseURL, options: options)
+        try self.init(
+            storage: SQLiteEngine(pool: pool, fastPaths: options.sqliteFastPaths), directory: url,
+            location: databaseURL.path, options: options)
+    }
+
+    /// Opens the SQLite pool of a library's database file, every connection with the library's settings.
+    private static func openPool(at databaseURL: URL, options: Options) throws(PhotoLibraryError) -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(options.busyTimeout)
         configuration.maximumReaderCount = 4
@@ -168,37 +180,48 @@ public final class PhotoLibrary: Sendable {
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             LibraryFunctions.register(in: db)
         }
+        do { return try DatabasePool(path: databaseURL.path, configuration: configuration) } catch {
+            throw map(error, path: databaseURL.path)
+        }
+    }
+
+    /// Opens the library whose tables `storage` holds (migrated, on SQLite, here; on other engines by the
+    /// engine's opening) and whose originals and notifications live in `directory`.
+    init(storage: any StorageEngine, directory: URL, location: String, options: Options) throws(PhotoLibraryError) {
+        self.url = directory
+        self.storage = storage
+        self.location = location
+        self.journaling = options.journaling
+        self.retentionOverride = options.retention
         do {
-            database = try DatabasePool(path: databaseURL.path, configuration: configuration)
-            storage = SQLiteEngine(pool: database, fastPaths: options.sqliteFastPaths)
-            try database.write { db in
-                try LibrarySchema.migrate(db)
+            try storage.write { db in
+                if db.dialect == .sqlite { try LibrarySchema.migrate(db) }
                 try db.execute(
                     sql: """
-                        INSERT OR IGNORE INTO library (id, identity, createdAt, timeZoneIdentifier)
-                        VALUES (1, ?, ?, ?)
+                        INSERT INTO library (id, identity, createdAt, timeZoneIdentifier) VALUES (1, ?, ?, ?)
+                        ON CONFLICT (id) DO NOTHING
                         """,
                     arguments: [UUID().uuidString, Date().timeIntervalSince1970, TimeZone.current.identifier])
                 // Retention by age also applies to libraries that see few commits.
                 try Self.applyRetention(
                     db, policy: try Self.retention(db, override: options.retention), now: Date().timeIntervalSince1970)
             }
-            let info = try database.read { db in
-                try Row.fetchOne(db, sql: "SELECT identity, timeZoneIdentifier FROM library WHERE id = 1")
+            let info = try storage.read { db in
+                try db.fetchRow(sql: "SELECT identity, timeZoneIdentifier FROM library WHERE id = 1")
             }
             guard let info, let identity = UUID(uuidString: info["identity"]) else {
-                throw PhotoLibraryError.corruptLibrary(path: databaseURL.path, reason: "the library row is missing")
+                throw PhotoLibraryError.corruptLibrary(path: location, reason: "the library row is missing")
             }
             self.identity = identity
             self.momentTimeZone = TimeZone(identifier: info["timeZoneIdentifier"]) ?? .gmt
         } catch {
-            throw Self.map(error, path: databaseURL.path)
+            throw Self.map(error, path: location)
         }
-        originalsStore = OriginalsStore(directory: url.appending(path: "originals", directoryHint: .isDirectory))
+        originalsStore = OriginalsStore(directory: directory.appending(path: "originals", directoryHint: .isDirectory))
         do { try originalsStore.prepare() } catch {
             throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
         }
-        notifier = CommitNotifier(libraryDirectory: url, pollInterval: options.commitPollInterval)
+        notifier = CommitNotifier(libraryDirectory: directory, pollInterval: options.commitPollInterval)
         observation = ObservationCenter(
             storage: storage, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }
@@ -252,7 +275,24 @@ public final class PhotoLibrary: Sendable {
                 return .database(code: error.extendedResultCode.rawValue, message: message)
             }
         }
+        if let error = error as? PostgresStoreError { return map(error) }
         return .database(code: -1, message: reason(error))
+    }
+
+    /// Maps a PostgreSQL engine's error: the server or database unreachable is ``PhotoLibraryError/storageUnavailable(path:reason:)``.
+    private static func map(_ error: PostgresStoreError) -> PhotoLibraryError {
+        switch error {
+        case .invalidURL(let url, _), .databaseDoesNotExist(let url):
+            return .storageUnavailable(path: url, reason: error.description)
+        case .connectionRefused(let address), .connectionFailed(let address, _):
+            return .storageUnavailable(path: address, reason: error.description)
+        case .authenticationFailed(let user, _):
+            return .storageUnavailable(path: user, reason: error.description)
+        case .schemaTooNew(let found, let known):
+            return .schemaTooNew(found: found, supported: known)
+        default:
+            return .database(code: -1, message: error.description)
+        }
     }
 
     static func reason(_ error: any Error) -> String {
@@ -264,7 +304,7 @@ public final class PhotoLibrary: Sendable {
         return (error as NSError).localizedDescription
     }
 
-    var databasePath: String { url.appending(path: Self.databaseFileName).path }
+    var databasePath: String { location }
 
     /// Runs a read on the library's storage engine (one snapshot of the committed data), mapping errors.
     ///
