@@ -62,7 +62,8 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     case undecodableChangeToken(reason: String)
 
     // MARK: Underlying
-    /// An SQLite error the library did not expect, with its result code and message.
+    /// A storage engine's error the library did not expect: SQLite's result code and message, or -1 and
+    /// PostgreSQL's message (with its SQLSTATE).
     case database(code: Int32, message: String)
 
     /// PhotoKit's `PHPhotosError.Code` raw value where PhotoKit has one; otherwise a photosync code ≥ 9000.
@@ -152,7 +153,7 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .changeTokenAheadOfLibrary(let token, let current):
             "the change token (sequence \(token)) is ahead of this library (sequence \(current)); was it restored from a backup?"
         case .undecodableChangeToken(let reason): "not a change token: \(reason)"
-        case .database(let code, let message): "SQLite error \(code): \(message)"
+        case .database(let code, let message): code == -1 ? "database error: \(message)" : "SQLite error \(code): \(message)"
         }
     }
 }
