@@ -13,14 +13,20 @@ extension Database: SQLConnection {
     ) throws {
         let statement = cached ? try cachedStatement(sql: sql) : try makeStatement(sql: sql)
         try statement.setArguments(arguments)
-        // GRDB's cursor steps the statement (and keeps its own books on what it runs); the visitor reads the
-        // columns of the row it is on in place. Stopping early resets the statement, ending its read.
-        let cursor = try Row.fetchCursor(statement)
+        // The visitor reads the columns of the row the statement is on in place. Stopping early resets the
+        // statement, ending its read.
         defer { sqlite3_reset(statement.sqliteStatement) }
-        let columns = SQLiteColumns(statement: statement.sqliteStatement)
-        while try cursor.next() != nil {
-            if try !body(columns) { return }
+        // A read is stepped through the C API (a fetch visits a row per object); anything else through GRDB's
+        // cursor, which keeps its books on what a statement changes.
+        guard statement.isReadonly else {
+            let cursor = try Row.fetchCursor(statement)
+            let columns = SQLiteColumns(statement: statement.sqliteStatement)
+            while try cursor.next() != nil {
+                if try !body(columns) { return }
+            }
+            return
         }
+        try statement.stepRows(body)
     }
 
     public func fetchRows(sql: String, arguments: StatementArguments, cached: Bool) throws -> [Row] {

@@ -38,22 +38,13 @@ struct CompiledQuery {
         return keys
     }
 
-    /// Runs a fetch's query, calling `body` on each row. A fetch reads a row per object (a million for a large
-    /// library): on SQLite's fast path the statement is stepped through the C API and its columns read in
-    /// place, without a cursor, a closure call through the connection and a boxed row per row (4 % of fetching
-    /// a million keys again); other connections run it through `forEachRow`.
+    /// Runs a fetch's query, calling `body` on each row (a fetch reads a row per object).
     private static func forEachRow(_ query: SQL, _ db: any SQLConnection, _ body: (any SQLColumns) -> Void) throws {
         let (text, arguments) = try StorageSQL.render(query, db)
-        guard let sqlite = db.sqliteDatabase else {
-            return try db.forEachRow(sql: text, arguments: arguments, cached: false) { columns in
-                body(columns)
-                return true
-            }
+        try db.forEachRow(sql: text, arguments: arguments, cached: false) { columns in
+            body(columns)
+            return true
         }
-        let statement = try sqlite.makeStatement(sql: text)
-        try statement.setArguments(arguments)
-        let columns = SQLiteColumns(statement: statement.sqliteStatement)
-        try RawQuery.step(statement) { _ in body(columns) }
     }
 }
 

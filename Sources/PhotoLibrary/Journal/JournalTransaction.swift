@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import GRDBSQLite
 import LibraryStorage
 
 /// One transaction of the journal (a `change_transaction` row): what a commit appends and what every reader
@@ -29,13 +28,6 @@ struct JournalTransaction: Sendable, Equatable {
     /// Reads the row `columns` is on, selected with ``columns``.
     init(columns row: any SQLColumns) {
         self.init(sequence: row.int64(0), author: row.text(1), date: row.double(2), stamp: row.int64(3))
-    }
-
-    /// Reads the current row of a statement selecting ``columns``.
-    init(statement row: SQLiteStatement) {
-        self.init(
-            sequence: sqlite3_column_int64(row, 0), author: RawQuery.text(row, 1), date: sqlite3_column_double(row, 2),
-            stamp: sqlite3_column_int64(row, 3))
     }
 
     /// The token naming this transaction in the library `identity`.

@@ -73,7 +73,7 @@ struct IDGroupStatement {
         while !remaining.isEmpty {
             // Bindings can only change on a reset statement.
             let code = sqlite3_reset(sqlite)
-            guard code == SQLITE_OK else { throw RawQuery.error(code, statement) }
+            guard code == SQLITE_OK else { throw statement.sqliteError(code) }
             var parameter: Int32 = 1
             for id in remaining.prefix(Self.arity) {
                 sqlite3_bind_int64(sqlite, parameter, id)

@@ -40,7 +40,7 @@ struct RawQuery {
         try bind(arguments)
         let code = sqlite3_step(sqlite)
         if code == SQLITE_DONE { return nil }
-        guard code == SQLITE_ROW else { throw Self.error(code, statement) }
+        guard code == SQLITE_ROW else { throw statement.sqliteError(code) }
         return sqlite3_column_type(sqlite, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(sqlite, 0)
     }
 
@@ -49,26 +49,16 @@ struct RawQuery {
     func bind(_ arguments: [Int64]) throws {
         let sqlite = statement.sqliteStatement
         let code = sqlite3_reset(sqlite)
-        guard code == SQLITE_OK else { throw Self.error(code, statement) }
+        guard code == SQLITE_OK else { throw statement.sqliteError(code) }
         for (index, argument) in arguments.enumerated() { sqlite3_bind_int64(sqlite, Int32(index + 1), argument) }
     }
 
     /// Steps a bound read-only statement to its end, calling `body` on each row.
     static func step(_ statement: Statement, _ body: (SQLiteStatement) throws -> Void) throws {
-        let sqlite = statement.sqliteStatement
-        while true {
-            let code = sqlite3_step(sqlite)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw Self.error(code, statement) }
-            try body(sqlite)
+        try statement.stepRows { _ in
+            try body(statement.sqliteStatement)
+            return true
         }
-    }
-
-    /// A text column of the current row (NULL reads as empty).
-    static func text(_ row: SQLiteStatement, _ column: Int32) -> String {
-        // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
-        guard let text = sqlite3_column_text(row, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, column))), as: UTF8.self)
     }
 
     /// Runs a read-only query whose arguments are integers on any engine, and calls `body` on each row, its
@@ -85,12 +75,5 @@ struct RawQuery {
             try body(columns)
             return true
         }
-    }
-
-    /// The error SQLite reports for `code`, on the statement's connection.
-    static func error(_ code: Int32, _ statement: Statement) -> DatabaseError {
-        DatabaseError(
-            resultCode: ResultCode(rawValue: code),
-            message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement))), sql: statement.sql)
     }
 }
