@@ -63,10 +63,12 @@ import Synchronization
 /// two writers with separate in-memory states would both insert an asset for the same new file. So an app
 /// embedding a mirror and the daemon (`photosync watch`) exclude each other across processes, and two
 /// mirrors of one process exclude each other too; the passes of one mirror share its lock (a scan during its
-/// own watch waits for its engine, never for itself). A pass that finds another writer throws
-/// ``SyncError/Kind/mirrorWriterBusy(holder:)`` naming it (pid, root, mode, since) at once, having read and
-/// written nothing — or waits up to ``FolderMirrorOptions/mirrorWriterWait`` for it to finish. ``sync()``
-/// while a watcher of the same root runs elsewhere is a barrier through that watcher, not a scan.
+/// own watch waits for its engine, never for itself). On a library on PostgreSQL the lock is also an
+/// advisory lock of the database, so writers on other machines sharing the library are excluded as well. A
+/// pass that finds another writer throws ``SyncError/Kind/mirrorWriterBusy(holder:)`` naming it (pid, root,
+/// mode, since) at once, having read and written nothing — or waits up to
+/// ``FolderMirrorOptions/mirrorWriterWait`` for it to finish. ``sync()`` while a watcher of the same root runs
+/// elsewhere is a barrier through that watcher, not a scan.
 ///
 /// ## Self-healing
 /// A full pass does not trust its own state. While it walks the tree it compares, in two aggregate

@@ -12,6 +12,10 @@ import PhotoLibrary
 /// reports it, and a library that appears in the tree later (copied, moved or created there) takes what
 /// was mirrored from its directory with it — those assets are deleted like any files gone, by the same
 /// rules (mass-deletion safety included).
+///
+/// A library on PostgreSQL has no database file in its directory (only `originals/` and its renditions): its
+/// directory is left out when it is the mirror's own, by path; another PostgreSQL library's directory in
+/// the tree is not recognisable as a library, and its originals are mirrored as photos.
 struct LibraryExclusion: Sendable {
     /// The mirrored root (absolute, symbolic links resolved).
     let root: String

@@ -7,11 +7,11 @@ import Testing
 
 @Suite("Sync worker: concurrent barriers and cancelled passes")
 struct BarrierAndCancellationTests {
-    @Test("Many clients asking for the barrier at once each get it, whatever order the watcher processes their cookies in")
-    func concurrentBarriers() async throws {
-        let box = try Sandbox()
+    @Test("Many clients asking for the barrier at once each get it, whatever order the watcher processes their cookies in", arguments: LibraryEngine.both)
+    func concurrentBarriers(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         let mirror = try box.mirror { $0.settleInterval = .milliseconds(200) }
-        let clients = try (0..<6).map { _ in try PhotoLibrary(url: box.library.url) }
+        let clients = try (0..<6).map { _ in try box.openAnother() }
         try await whileWatching(mirror) {
             for round in 0..<3 {
                 box.write("round-\(round).jpg", Media.jpeg(round))
@@ -29,9 +29,9 @@ struct BarrierAndCancellationTests {
         #expect(leftovers.isEmpty)
     }
 
-    @Test("A cancelled scan commits its current batch, deletes nothing, is not recorded as the last scan; the next pass converges")
-    func cancelledScan() async throws {
-        let box = try Sandbox()
+    @Test("A cancelled scan commits its current batch, deletes nothing, is not recorded as the last scan; the next pass converges", arguments: LibraryEngine.both)
+    func cancelledScan(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<60 { box.write("a/\(index).jpg", Media.jpeg(index)) }
         let mirror = try box.mirror { $0.batchFileLimit = 10 }
         try await mirror.scan()
@@ -72,8 +72,8 @@ struct BarrierAndCancellationTests {
     }
 
     /// A mirrored folder "Trip" of 40 photos with a subfolder "Day 2" of one.
-    static func mirroredTrip(batchFileLimit: Int) async throws -> (Sandbox, FolderMirror) {
-        let box = try Sandbox()
+    static func mirroredTrip(batchFileLimit: Int, engine: LibraryEngine) async throws -> (Sandbox, FolderMirror) {
+        let box = try Sandbox(engine: engine)
         for index in 0..<40 { box.write("Trip/\(index).jpg", Media.jpeg(index)) }
         box.write("Trip/Day 2/x.jpg", Media.jpeg(1000))
         let mirror = try box.mirror { $0.batchFileLimit = batchFileLimit }
@@ -81,9 +81,9 @@ struct BarrierAndCancellationTests {
         return (box, mirror)
     }
 
-    @Test("A directory renamed while new files arrive, committed over many batches, keeps its album and every identity", arguments: [7, 500])
-    func directoryRenameOverManyBatches(batchFileLimit: Int) async throws {
-        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit)
+    @Test("A directory renamed while new files arrive, committed over many batches, keeps its album and every identity", arguments: [7, 500], LibraryEngine.both)
+    func directoryRenameOverManyBatches(batchFileLimit: Int, engine: LibraryEngine) async throws {
+        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit, engine: engine)
         let album = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localizedTitle == "Trip" })
         let identifiers = Set(try box.assets().map(\.localIdentifier))
 
@@ -104,9 +104,9 @@ struct BarrierAndCancellationTests {
         #expect(!tree.contains { $0.contains("Trip") })
     }
 
-    @Test("A renamed directory whose files also got new stamps is recognised by hash over many batches; albums survive the intermediate states", arguments: [7, 500])
-    func directoryRenameByHashOverManyBatches(batchFileLimit: Int) async throws {
-        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit)
+    @Test("A renamed directory whose files also got new stamps is recognised by hash over many batches; albums survive the intermediate states", arguments: [7, 500], LibraryEngine.both)
+    func directoryRenameByHashOverManyBatches(batchFileLimit: Int, engine: LibraryEngine) async throws {
+        let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit, engine: engine)
         let before = try box.albumTree()
         let album = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localizedTitle == "Trip" })
         let identifiers = Set(try box.assets().map(\.localIdentifier))

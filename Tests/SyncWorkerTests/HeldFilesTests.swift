@@ -14,6 +14,8 @@ final class HeldWatcher: Sendable {
 }
 
 /// Files a watch round finds gone are held while paths pending when they vanished are still to come.
+// SQLite only: the subject is files still being written in the folder; the library's storage plays no part
+// that the scan, model-based and watch suites don't run on both engines.
 @Suite("Sync worker: files held by the watcher")
 struct HeldFilesTests {
     @Test("A file moved out of the tree and back in elsewhere, inside one settle window: the same asset (its removal waits for the arrival)")

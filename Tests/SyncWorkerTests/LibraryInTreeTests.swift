@@ -7,7 +7,9 @@ import Testing
 extension Sandbox {
     /// A folder of photos holding the mirror's own library (`photosync --library ~/Pictures/Library.photosync
     /// scan ~/Pictures`); the tests put others there.
-    static func picturesWithLibrary() throws -> Sandbox { try Sandbox(rootName: "Pictures", libraryInside: true) }
+    static func picturesWithLibrary(engine: LibraryEngine) throws -> Sandbox {
+        try Sandbox(engine: engine, rootName: "Pictures", libraryInside: true)
+    }
 
     /// Imports photos into `library` (copied into its `originals/`, which are then media files in the tree).
     static func importPhotos(_ variants: [Int], into library: PhotoLibrary, from scratch: URL) throws {
@@ -43,9 +45,9 @@ extension Sandbox {
 
 @Suite("Sync worker: photosync libraries in a mirrored tree")
 struct LibraryInTreeTests {
-    @Test("A library inside the folder it mirrors, and other photosync libraries there (open or closed), are left out: nothing of them is imported, no album")
-    func librariesAreLeftOut() async throws {
-        let pictures = try Sandbox.picturesWithLibrary()
+    @Test("A library inside the folder it mirrors, and other photosync libraries there (open or closed), are left out: nothing of them is imported, no album", arguments: LibraryEngine.both)
+    func librariesAreLeftOut(engine: LibraryEngine) async throws {
+        let pictures = try Sandbox.picturesWithLibrary(engine: engine)
         let scratch = pictures.base.appending(path: "scratch")
         // The mirror's own library holds imported photos: media files in its originals/.
         try Sandbox.importPhotos([10, 11], into: pictures.library, from: scratch)
@@ -73,9 +75,9 @@ struct LibraryInTreeTests {
         withExtendedLifetime(open) {}
     }
 
-    @Test("A library created in the watched folder, or one whose database arrives after its originals were mirrored, is left out")
-    func librariesAppearingWhileWatching() async throws {
-        let pictures = try Sandbox.picturesWithLibrary()
+    @Test("A library created in the watched folder, or one whose database arrives after its originals were mirrored, is left out", arguments: LibraryEngine.both)
+    func librariesAppearingWhileWatching(engine: LibraryEngine) async throws {
+        let pictures = try Sandbox.picturesWithLibrary(engine: engine)
         let scratch = pictures.base.appending(path: "scratch")
         pictures.write("a.jpg", Media.jpeg(1))
         var options = FolderMirrorOptions()

@@ -97,9 +97,9 @@ extension Sandbox {
 
 @Suite("Sync worker: Live Photo pairs")
 struct LivePhotoTests {
-    @Test("The synthetic still and the movie fixture carry the identifiers the pairing reads")
-    func fixtures() throws {
-        let box = try Sandbox()
+    @Test("The synthetic still and the movie fixture carry the identifiers the pairing reads", arguments: LibraryEngine.both)
+    func fixtures(engine: LibraryEngine) throws {
+        let box = try Sandbox(engine: engine)
         box.write("s.jpg", LiveMedia.still(7))
         box.write("m.mov", LiveMedia.movie(7))
         box.write("n.mov", LiveMedia.movie(0, variant: 1))
@@ -111,9 +111,9 @@ struct LivePhotoTests {
         #expect(fixture.kind == "video" && fixture.identifier == LiveMedia.fixtureIdentifier)
     }
 
-    @Test("A still and a movie with one identifier in one directory pair in one scan; the movie stays a video asset without the subtype")
-    func pairInOneScan() async throws {
-        let box = try Sandbox()
+    @Test("A still and a movie with one identifier in one directory pair in one scan; the movie stays a video asset without the subtype", arguments: LibraryEngine.both)
+    func pairInOneScan(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("Trip/IMG_0001.JPG", LiveMedia.still(1))
         box.write("Trip/IMG_0001.MOV", LiveMedia.movie(1))
         box.write("Trip/IMG_0002.JPG", LiveMedia.still(2))  // its movie is elsewhere: not a pair
@@ -134,9 +134,9 @@ struct LivePhotoTests {
         #expect(try box.library.currentChangeToken == token)
     }
 
-    @Test("Pairs hold whatever batches the halves land in, still first or movie first", arguments: [1, 2, 500])
-    func pairAcrossBatches(batchFileLimit: Int) async throws {
-        let box = try Sandbox()
+    @Test("Pairs hold whatever batches the halves land in, still first or movie first", arguments: [1, 2, 500], LibraryEngine.both)
+    func pairAcrossBatches(batchFileLimit: Int, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a/1.jpg", LiveMedia.still(1))  // hashed before its movie
         box.write("a/2.mov", LiveMedia.movie(1))
         box.write("b/1.mov", LiveMedia.movie(2))  // hashed before its still
@@ -146,9 +146,9 @@ struct LivePhotoTests {
         #expect(try box.livePaths() == ["a/1.jpg", "b/2.jpg"])
     }
 
-    @Test("A still mirrored first pairs when its movie arrives in a later scan, and the other way round")
-    func pairAcrossScans() async throws {
-        let box = try Sandbox()
+    @Test("A still mirrored first pairs when its movie arrives in a later scan, and the other way round", arguments: LibraryEngine.both)
+    func pairAcrossScans(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("still-first/IMG.JPG", LiveMedia.still(1))
         box.write("movie-first/IMG.MOV", LiveMedia.movie(2))
         let mirror = try box.mirror()
@@ -171,9 +171,9 @@ struct LivePhotoTests {
         #expect(still.contentHash == stillBefore.contentHash)
     }
 
-    @Test("A movie deleted, moved away or rewritten with another identifier unpairs its still; moved back, it pairs again")
-    func unpair() async throws {
-        let box = try Sandbox()
+    @Test("A movie deleted, moved away or rewritten with another identifier unpairs its still; moved back, it pairs again", arguments: LibraryEngine.both)
+    func unpair(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("Trip/a.jpg", LiveMedia.still(1))
         box.write("Trip/a.mov", LiveMedia.movie(1))
         box.write("Trip/b.jpg", LiveMedia.still(2))
@@ -196,9 +196,9 @@ struct LivePhotoTests {
         #expect(try box.livePaths() == ["Trip/b.jpg", "Trip/c.jpg"])
     }
 
-    @Test("A paired still edited in place keeps the subtype; a still moved away from its movie loses it")
-    func editAndMoveTheStill() async throws {
-        let box = try Sandbox()
+    @Test("A paired still edited in place keeps the subtype; a still moved away from its movie loses it", arguments: LibraryEngine.both)
+    func editAndMoveTheStill(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", LiveMedia.still(1))
         box.write("a.mov", LiveMedia.movie(1))
         let mirror = try box.mirror()
@@ -219,9 +219,9 @@ struct LivePhotoTests {
         #expect(try box.livePaths() == ["a.jpg"])
     }
 
-    @Test("After a restart (a new mirror on the library), a movie arriving or leaving still pairs or unpairs")
-    func acrossRestarts() async throws {
-        let box = try Sandbox()
+    @Test("After a restart (a new mirror on the library), a movie arriving or leaving still pairs or unpairs", arguments: LibraryEngine.both)
+    func acrossRestarts(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("x.jpg", LiveMedia.still(1))
         box.write("y.jpg", LiveMedia.still(2))
         box.write("y.mov", LiveMedia.movie(2))
@@ -247,9 +247,9 @@ struct LivePhotoTests {
         #expect(try box.livePaths() == ["x.jpg", "z.jpg"])
     }
 
-    @Test("Watching: a movie arriving later pairs its still, a movie deleted unpairs it")
-    func watching() async throws {
-        let box = try Sandbox()
+    @Test("Watching: a movie arriving later pairs its still, a movie deleted unpairs it", arguments: LibraryEngine.both)
+    func watching(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("Trip/IMG.JPG", LiveMedia.still(1))
         let mirror = try box.mirror { $0.settleInterval = .milliseconds(100) }
         try await whileWatching(mirror) {
@@ -264,10 +264,10 @@ struct LivePhotoTests {
         }
     }
 
-    @Test("Model-based: after any sequence of writes, moves and deletions, in any batches and across restarts, the stills carrying photoLive are exactly those with a movie of their identifier beside them", arguments: [1, 2, 3, 4, 5, 6])
-    func modelBased(seed: UInt64) async throws {
+    @Test("Model-based: after any sequence of writes, moves and deletions, in any batches and across restarts, the stills carrying photoLive are exactly those with a movie of their identifier beside them", arguments: [1, 2, 3, 4, 5, 6], LibraryEngine.both)
+    func modelBased(seed: UInt64, engine: LibraryEngine) async throws {
         var random = SplitMix64(seed: seed)
-        let box = try Sandbox()
+        let box = try Sandbox(engine: engine)
         let directories = ["", "a", "b"]
         /// What is on disk: path → (is a movie, identifier).
         var disk: [String: (movie: Bool, identifier: Int?)] = [:]

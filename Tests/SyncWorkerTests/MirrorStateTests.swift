@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-@testable import PhotoLibrary
+@_spi(Experimental) @testable import PhotoLibrary
 import SeededRandom
 import Synchronization
 import Testing
@@ -11,9 +11,9 @@ struct MirrorStateTests {
     static let stamp = FileStamp(device: 42, inode: 7, size: 64, mtimeNs: 1_700_000_000_123_456_789, ctimeNs: 1_700_000_000_987_654_321)
     static let hash = String(repeating: "ab", count: 16)
 
-    @Test("Mirror state commits with the assets it describes and round-trips")
-    func roundTrip() throws {
-        let test = try MirrorTestLibrary()
+    @Test("Mirror state commits with the assets it describes and round-trips", arguments: LibraryEngine.allCases)
+    func roundTrip(engine: LibraryEngine) async throws {
+        let test = try MirrorTestLibrary(engine: engine)
         let library = test.library
         let file = test.directory.file("root/a/x.jpg", seed: 1, size: 64)
         let root = test.directory.url.appending(path: "root").path
@@ -40,20 +40,38 @@ struct MirrorStateTests {
         // The streaming read hands the same files over, as bytes, and returns the same directories.
         var streamed: [MirroredFile] = []
         var hashBytes: [[UInt8]] = []
+        var referencing: [Bool] = []
         let directories = try library.forEachMirroredFile(root: try #require(roots.first)) { row in
             streamed.append(row.file)
             hashBytes.append(Array(row.contentHashUTF8))
+            referencing.append(row.assetReferencesFile)
         }
         #expect(streamed == state.files)
         #expect(hashBytes == [Array(Self.hash.utf8)])
+        #expect(referencing == [true])  // The asset references root/a/x.jpg, the record's own file.
         #expect(directories == state.directories)
         // The directories alone, without the files.
         #expect(try library.fetchMirroredDirectories(root: try #require(roots.first)) == state.directories)
+
+        // Recording a file, a directory or a cookie again replaces the record; the root is recorded once.
+        let other = FileStamp(device: UInt64.max, inode: 8, size: 65, mtimeNs: -1, ctimeNs: 2)
+        try library.performChangesAndWait(author: "tests") {
+            let mirror = MirrorChangeRequest(rootPath: root)
+            mirror.setFile("a/x.jpg", stamp: other, contentHash: String(repeating: "cd", count: 16), asset: nil)
+            mirror.setDirectory("a", device: 43, inode: nil, album: nil, folder: nil)
+            mirror.recordSyncCookie("c")
+            mirror.recordSyncCookie("c")
+        }
+        let again = try library.fetchMirrorState(root: try #require(try library.fetchMirrorRoots().first))
+        #expect(try library.fetchMirrorRoots().count == 1)
+        #expect(again.files == [MirroredFile(relativePath: "a/x.jpg", stamp: other, contentHash: String(repeating: "cd", count: 16), assetIdentifier: nil)])
+        #expect(again.directories == [MirroredDirectory(relativePath: "a", device: 43)])
+        #expect(try await library.waitForMirrorSyncCookie("c", rootPath: root, timeout: .zero))
     }
 
-    @Test("A block holding only mirror requests appends no transaction and keeps the token")
-    func mirrorOnlyBlockIsInvisible() async throws {
-        let test = try MirrorTestLibrary()
+    @Test("A block holding only mirror requests appends no transaction and keeps the token", arguments: LibraryEngine.allCases)
+    func mirrorOnlyBlockIsInvisible(engine: LibraryEngine) async throws {
+        let test = try MirrorTestLibrary(engine: engine)
         let library = test.library
         try test.makeAssets(1)
         let token = try library.currentChangeToken
@@ -69,6 +87,9 @@ struct MirrorStateTests {
         #expect(try library.fetchMirrorState(root: root).files.count == 1)
     }
 
+    // SQLite only: another handle's commit reaches the waiter through the commit notification file; on
+    // PostgreSQL other handles wake by polling (commitPollInterval) until LISTEN/NOTIFY lands, and this test
+    // switches polling off.
     @Test("A cookie recorded through another handle wakes a waiter; an unrecorded one times out")
     func cookieWaiter() async throws {
         let test = try MirrorTestLibrary()
@@ -90,9 +111,9 @@ struct MirrorStateTests {
         #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
     }
 
-    @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state")
-    func deletionAndFailure() async throws {
-        let test = try MirrorTestLibrary()
+    @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state", arguments: LibraryEngine.allCases)
+    func deletionAndFailure(engine: LibraryEngine) async throws {
+        let test = try MirrorTestLibrary(engine: engine)
         let library = test.library
         let asset = try test.makeAssets(1)[0]
         try await library.performChanges(author: "tests") {
@@ -115,9 +136,9 @@ struct MirrorStateTests {
 
 @Suite("Mirror state: consistency")
 struct MirrorConsistencyTests {
-    @Test("Consistency figures: records naming their file's asset against the assets referencing files under the root, nested roots apart")
-    func consistency() throws {
-        let test = try MirrorTestLibrary()
+    @Test("Consistency figures: records naming their file's asset against the assets referencing files under the root, nested roots apart", arguments: LibraryEngine.allCases)
+    func consistency(engine: LibraryEngine) throws {
+        let test = try MirrorTestLibrary(engine: engine)
         let library = test.library
         let root = test.directory.url.appending(path: "root").path
         let files = ["a.jpg", "b.jpg", "inner/c.jpg", "rootless.jpg"].map { test.directory.file("root/\($0)", seed: 1, size: 64) }
@@ -173,13 +194,13 @@ final class MirrorTestDirectory {
     }
 }
 
-/// A library in a temporary directory.
+/// A library in a temporary directory (on PostgreSQL: in a new database of the test cluster).
 struct MirrorTestLibrary {
     let directory = MirrorTestDirectory()
     let library: PhotoLibrary
 
-    init() throws {
-        library = try PhotoLibrary(url: directory.url.appending(path: "Library.photosync"))
+    init(engine: LibraryEngine = .sqlite) throws {
+        library = try engine.open(directory.url.appending(path: "Library.photosync"), database: try engine.makeDatabase())
     }
 
     /// Creates `count` assets referencing files of their own and returns them in creation order.

@@ -8,6 +8,8 @@ import Testing
 /// `photosync` of the main branch before the mirror moved to SyncWorker (`Fixtures/upgrade/make-fixture.sh`),
 /// opened by this build: the sync worker adopts its tables with every row, and mirrored files keep their
 /// identity.
+// SQLite only: the subject is a SQLite library file made by an earlier build (Fixtures/upgrade), whose mirror
+// tables were the core's; PostgreSQL libraries never had them in the core.
 @Suite("Sync worker: libraries of earlier builds")
 struct MirrorUpgradeTests {
     /// The fixture's library and the folder it mirrored, copied into a temporary directory.

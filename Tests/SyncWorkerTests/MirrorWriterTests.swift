@@ -70,8 +70,12 @@ func isBusy(_ error: any Error, pid: Int32, mode: String, root: String) -> Bool 
     return holder.pid == pid && holder.mode == mode && holder.root == root && error.message.contains("pid \(pid)")
 }
 
-@Suite("Sync worker: one mirror writer per library")
+// Serialized: a pass held at its progress report blocks its thread (Gate.wait), and this machine's cooperative
+// pool may have two threads: two such tests at once would starve every other task until the gates time out.
+@Suite("Sync worker: one mirror writer per library", .serialized)
 struct MirrorWriterTests {
+    // SQLite only: the daemon is the built `photosync`, whose `PHOTOSYNC_LIBRARY` names a SQLite library's
+    // directory; writers of one PostgreSQL library are excluded by the database (writersOnTwoMachines).
     @Test("An app's scan while photosync watch mirrors the library in another process refuses, naming the daemon; sync() goes through the daemon; a waiting scan runs once the daemon stops")
     func daemonInAnotherProcess() async throws {
         let box = try Sandbox()
@@ -116,13 +120,13 @@ struct MirrorWriterTests {
         #expect(MirrorWriterLock.currentHolder(libraryURL: box.library.url) == nil)
     }
 
-    @Test("Two mirrors in one process exclude each other; one mirror's scan during its own watch shares its lock")
-    func twoMirrorsInOneProcess() async throws {
-        let box = try Sandbox()
+    @Test("Two mirrors in one process exclude each other; one mirror's scan during its own watch shares its lock", arguments: LibraryEngine.both)
+    func twoMirrorsInOneProcess(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         let watcher = try box.mirror { $0.settleInterval = .milliseconds(100) }
         // A second handle on the same library, as another part of an app would open.
-        let otherHandle = try PhotoLibrary(url: box.library.url)
+        let otherHandle = try box.openAnother()
         let other = try FolderMirror(library: otherHandle, root: box.root)
         try await whileWatching(watcher) {
             await #expect { try await other.scan() } throws: {
@@ -158,12 +162,12 @@ struct MirrorWriterTests {
         #expect(try box.assets().count == 4)
     }
 
-    @Test("A scan while another mirror of the process scans refuses at once, or waits its turn: never two writers at once")
-    func concurrentScans() async throws {
-        let box = try Sandbox()
+    @Test("A scan while another mirror of the process scans refuses at once, or waits its turn: never two writers at once", arguments: LibraryEngine.both)
+    func concurrentScans(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<10 { box.write("p\(index).jpg", Media.jpeg(index)) }
         let first = try box.mirror()
-        let second = try FolderMirror(library: try PhotoLibrary(url: box.library.url), root: box.root)
+        let second = try FolderMirror(library: try box.openAnother(), root: box.root)
         let patient = try FolderMirror(library: box.library, root: box.root, options: {
             var options = FolderMirrorOptions()
             options.mirrorWriterWait = .seconds(120)
@@ -193,6 +197,37 @@ struct MirrorWriterTests {
         #expect(summaries.0.inserted == 10 && summaries.1.inserted == 0)
         try box.expectMirrors((0..<10).reduce(into: [:]) { $0["p\($1).jpg"] = Media.jpeg($1) })
         #expect(try box.assets().count == 10)
+    }
+
+    @Test("On PostgreSQL, writers on two machines — one database, each machine its own library directory and lock file — exclude each other through the database")
+    func writersOnTwoMachines() async throws {
+        let box = try Sandbox(engine: .postgres)
+        for index in 0..<10 { box.write("p\(index).jpg", Media.jpeg(index)) }
+        // The other machine: the same database, the library's directory elsewhere (a flock there excludes nobody here).
+        let otherMachine = try box.engine.open(box.base.appending(path: "Other machine/Library.photosync"), database: box.database)
+        let first = try box.mirror()
+        let second = try FolderMirror(library: otherMachine, root: box.root)
+        let held = Gate()
+        let release = Gate()
+        let firstScan = Task {
+            try await first.scan { _ in
+                held.open()
+                release.wait()
+            }
+        }
+        try await held.waitAsync()
+        await #expect {
+            try await second.scan()
+        } throws: { error in
+            guard let error = error as? SyncError, case .mirrorWriterBusy = error.kind else { return false }
+            return true
+        }
+        release.open()
+        #expect(try await firstScan.value.inserted == 10)
+        // Released with the first pass: the other machine writes now, and finds everything mirrored.
+        let summary = try await second.scan()
+        #expect(summary.inserted == 0 && summary.unchanged == 10)
+        try box.expectMirrors((0..<10).reduce(into: [:]) { $0["p\($1).jpg"] = Media.jpeg($1) })
     }
 }
 

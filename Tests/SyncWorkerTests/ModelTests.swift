@@ -167,8 +167,8 @@ struct ModelTests {
         }
     }
 
-    static func run(seed: UInt64, watching: Bool) async throws {
-        let box = try Sandbox()
+    static func run(seed: UInt64, watching: Bool, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         var random = SplitMix64(seed: seed)
         var model = FolderModel()
         box.write("keep.jpg", Media.jpeg(0))  // never touched: the root is never empty
@@ -240,13 +240,13 @@ struct ModelTests {
         }
     }
 
-    @Test("Random file operations, then a scan: library == folder, identities kept across renames, the journal replays", arguments: [1, 2, 3, 4, 5] as [UInt64])
-    func scanning(seed: UInt64) async throws {
-        try await Self.run(seed: seed, watching: false)
+    @Test("Random file operations, then a scan: library == folder, identities kept across renames, the journal replays", arguments: [1, 2, 3, 4, 5] as [UInt64], LibraryEngine.allCases)
+    func scanning(seed: UInt64, engine: LibraryEngine) async throws {
+        try await Self.run(seed: seed, watching: false, engine: engine)
     }
 
-    @Test("Random file operations while watching, then the sync barrier: the same properties", arguments: [11, 12, 13] as [UInt64])
-    func watching(seed: UInt64) async throws {
-        try await Self.run(seed: seed, watching: true)
+    @Test("Random file operations while watching, then the sync barrier: the same properties", arguments: [11, 12, 13] as [UInt64], LibraryEngine.both)
+    func watching(seed: UInt64, engine: LibraryEngine) async throws {
+        try await Self.run(seed: seed, watching: true, engine: engine)
     }
 }

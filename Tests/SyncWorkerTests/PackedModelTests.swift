@@ -104,10 +104,10 @@ import Testing
 
     /// Loading a model straight from the library's rows (the fresh-process path) gives the model built from
     /// the library's records one by one: same files, same counts per directory, same directories.
-    @Test(arguments: [4, 5] as [UInt64])
-    func modelLoadedFromLibraryRowsEqualsModelOfRecords(seed: UInt64) throws {
+    @Test(arguments: [4, 5] as [UInt64], LibraryEngine.allCases)
+    func modelLoadedFromLibraryRowsEqualsModelOfRecords(seed: UInt64, engine: LibraryEngine) throws {
         var random = SplitMix64(seed: seed)
-        let sandbox = try Sandbox()
+        let sandbox = try Sandbox(engine: engine)
         let directories = ["", "a", "a/b", "a/b/c", "a.b", "a/b.c", "c", "z"]
         let paths = Set((0..<300).map { _ in
             let directory = directories[Int(random.next() % UInt64(directories.count))]

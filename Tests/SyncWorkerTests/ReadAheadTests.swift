@@ -80,6 +80,8 @@ extension Sandbox {
     }
 }
 
+// SQLite only: the subject is how the folder's files are read (ahead, in parallel); the library's storage
+// plays no part that the scan, model-based and watch suites don't run on both engines.
 @Suite("Sync worker: files read ahead")
 struct ReadAheadTests {
     /// A random tree: media of two kinds, duplicates, files that are not media, empty files and hidden ones,

@@ -10,8 +10,8 @@ import Testing
 @Suite("Sync worker: files renamed over recorded paths")
 struct ReplacedPathTests {
     /// A mirrored folder of `names`, each a distinct JPEG; returns the identifiers by path.
-    static func mirrored(_ names: [String]) async throws -> (Sandbox, FolderMirror, [String: String]) {
-        let box = try Sandbox()
+    static func mirrored(_ names: [String], engine: LibraryEngine) async throws -> (Sandbox, FolderMirror, [String: String]) {
+        let box = try Sandbox(engine: engine)
         for (index, name) in names.enumerated() { box.write(name, Media.jpeg(index)) }
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -26,9 +26,9 @@ struct ReplacedPathTests {
         #expect(try box.library.currentChangeToken == token, sourceLocation: sourceLocation)
     }
 
-    @Test("A file renamed over another: a move, the other deleted, in one transaction; the mirror state stays exact")
-    func renameOver() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "b.jpg"])
+    @Test("A file renamed over another: a move, the other deleted, in one transaction; the mirror state stays exact", arguments: LibraryEngine.both)
+    func renameOver(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "b.jpg"], engine: engine)
         let token = try box.library.currentChangeToken
         box.move("b.jpg", "a.jpg")
         let summary = try await mirror.scan()
@@ -39,9 +39,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("A rotation of names (a → b, c → a): two moves, no insert, no delete")
-    func rotation() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "c.jpg"])
+    @Test("A rotation of names (a → b, c → a): two moves, no insert, no delete", arguments: LibraryEngine.both)
+    func rotation(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "c.jpg"], engine: engine)
         box.move("a.jpg", "b.jpg")
         box.move("c.jpg", "a.jpg")
         let summary = try await mirror.scan()
@@ -50,9 +50,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("A swap of two names, both files touched: recognised by inode and content")
-    func swapTouched() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "b.jpg"])
+    @Test("A swap of two names, both files touched: recognised by inode and content", arguments: LibraryEngine.both)
+    func swapTouched(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg", "b.jpg"], engine: engine)
         box.move("a.jpg", "t.jpg")
         box.move("b.jpg", "a.jpg")
         box.move("t.jpg", "b.jpg")
@@ -64,9 +64,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("A file moved and touched, and a new file at its old path: the move keeps the identifier, the new file is new")
-    func movedAndReplaced() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg"])
+    @Test("A file moved and touched, and a new file at its old path: the move keeps the identifier, the new file is new", arguments: LibraryEngine.both)
+    func movedAndReplaced(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg"], engine: engine)
         box.move("a.jpg", "b.jpg")
         box.touch("b.jpg")
         box.write("a.jpg", Media.jpeg(50))
@@ -78,9 +78,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("A copy of a file and the original touched and moved: the original keeps the identifier (inode first), the copy is new")
-    func copyDoesNotStealTheIdentifier() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg"])
+    @Test("A copy of a file and the original touched and moved: the original keeps the identifier (inode first), the copy is new", arguments: LibraryEngine.both)
+    func copyDoesNotStealTheIdentifier(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg"], engine: engine)
         box.write("Copies/a.jpg", Media.jpeg(0))  // the same content, same name, another inode
         box.move("a.jpg", "Moved/renamed.jpg")
         box.touch("Moved/renamed.jpg")
@@ -91,9 +91,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("An atomic save (a new file renamed over the recorded one) stays an update of the same asset")
-    func atomicSaveIsStillAnUpdate() async throws {
-        let (box, mirror, before) = try await Self.mirrored(["a.jpg"])
+    @Test("An atomic save (a new file renamed over the recorded one) stays an update of the same asset", arguments: LibraryEngine.both)
+    func atomicSaveIsStillAnUpdate(engine: LibraryEngine) async throws {
+        let (box, mirror, before) = try await Self.mirrored(["a.jpg"], engine: engine)
         box.write(".a.jpg.tmp", Media.jpeg(7))
         box.move(".a.jpg.tmp", "a.jpg")
         let summary = try await mirror.scan()
@@ -102,9 +102,9 @@ struct ReplacedPathTests {
         try await Self.expectStable(box)
     }
 
-    @Test("A hard link's name renamed: the other name is the same file, not a move target")
-    func hardLinkRenamed() async throws {
-        let box = try Sandbox()
+    @Test("A hard link's name renamed: the other name is the same file, not a move target", arguments: LibraryEngine.both)
+    func hardLinkRenamed(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         #expect(link(box.path("a.jpg"), box.path("c.jpg")) == 0)
         let mirror = try box.mirror()

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Sync worker: safety")
 struct SafetyTests {
-    @Test("A missing root deletes nothing and throws rootMissing")
-    func missingRoot() async throws {
-        let box = try Sandbox()
+    @Test("A missing root deletes nothing and throws rootMissing", arguments: LibraryEngine.both)
+    func missingRoot(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -17,9 +17,9 @@ struct SafetyTests {
         #expect(try box.assets().count == 1)
     }
 
-    @Test("An emptied root (an unmounted disk's empty mount point) deletes nothing and throws rootEmptied")
-    func emptiedRoot() async throws {
-        let box = try Sandbox()
+    @Test("An emptied root (an unmounted disk's empty mount point) deletes nothing and throws rootEmptied", arguments: LibraryEngine.both)
+    func emptiedRoot(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<3 { box.write("d\(index)/p.jpg", Media.jpeg(index)) }
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -30,9 +30,9 @@ struct SafetyTests {
         #expect(try box.albumTree().count == 3)
     }
 
-    @Test("A pass deleting more than the allowed share stops without deleting; allowMassDeletion confirms")
-    func massDeletion() async throws {
-        let box = try Sandbox()
+    @Test("A pass deleting more than the allowed share stops without deleting; allowMassDeletion confirms", arguments: LibraryEngine.both)
+    func massDeletion(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<20 { box.write("p\(index).jpg", Media.jpeg(index)) }
         try await box.mirror().scan()
         for index in 0..<15 { box.remove("p\(index).jpg") }
@@ -47,9 +47,9 @@ struct SafetyTests {
         #expect(try box.assets().count == 6)
     }
 
-    @Test("Commits come in batches of at most batchFileLimit files, each a transaction by the mirror's author")
-    func batches() async throws {
-        let box = try Sandbox()
+    @Test("Commits come in batches of at most batchFileLimit files, each a transaction by the mirror's author", arguments: LibraryEngine.both)
+    func batches(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<7 { box.write("p\(index).jpg", Media.jpeg(index)) }
         let token = try box.library.currentChangeToken
         let summary = try await box.mirror { $0.batchFileLimit = 3 }.scan()
@@ -74,9 +74,9 @@ func runCommand(_ executable: String, _ arguments: [String]) -> Bool {
 
 @Suite("Sync worker: unmounted roots", .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
 struct MountTests {
-    @Test("A root now on another device (a disk mounted over the mount point) deletes nothing; acceptRootDeviceChange confirms")
-    func rootOnAnotherDevice() async throws {
-        let box = try Sandbox()
+    @Test("A root now on another device (a disk mounted over the mount point) deletes nothing; acceptRootDeviceChange confirms", arguments: LibraryEngine.both)
+    func rootOnAnotherDevice(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<3 { box.write("p\(index).jpg", Media.jpeg(index)) }
         try await box.mirror().scan()
         try #require(runCommand("/usr/bin/mount", ["-t", "tmpfs", "none", box.root.path]))
@@ -88,9 +88,9 @@ struct MountTests {
         #expect(summary.inserted == 1 && summary.deleted == 3)
     }
 
-    @Test("Unmounting a watched root stops the watch with rootMissing and deletes nothing")
-    func unmountWhileWatching() async throws {
-        let box = try Sandbox()
+    @Test("Unmounting a watched root stops the watch with rootMissing and deletes nothing", arguments: LibraryEngine.both)
+    func unmountWhileWatching(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         try #require(runCommand("/usr/bin/mount", ["-t", "tmpfs", "none", box.root.path]))
         var mounted = true
         defer { if mounted { _ = runCommand("/usr/bin/umount", [box.root.path]) } }

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Sync worker: scan rules")
 struct ScanTests {
-    @Test("New files are inserted as referenced assets with their hash and metadata; an unchanged rescan hashes nothing and commits nothing")
-    func createAndRescan() async throws {
-        let box = try Sandbox()
+    @Test("New files are inserted as referenced assets with their hash and metadata; an unchanged rescan hashes nothing and commits nothing", arguments: LibraryEngine.allCases)
+    func createAndRescan(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("Trip/b.png", Media.pngImage(2))
         box.write("notes.txt", Array("not media".utf8))
@@ -38,9 +38,9 @@ struct ScanTests {
         #expect(try box.library.currentChangeToken == token)
     }
 
-    @Test("An edit in place and an atomic save update the same asset, with its content changed")
-    func editInPlaceAndAtomicSave() async throws {
-        let box = try Sandbox()
+    @Test("An edit in place and an atomic save update the same asset, with its content changed", arguments: LibraryEngine.allCases)
+    func editInPlaceAndAtomicSave(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("b.jpg", Media.jpeg(2))
         let mirror = try box.mirror()
@@ -64,9 +64,9 @@ struct ScanTests {
         #expect(details.insertedLocalIdentifiers.isEmpty && details.deletedLocalIdentifiers.isEmpty)
     }
 
-    @Test("A file growing while it is hashed is skipped as still being written and picked up by the next pass")
-    func partialWrite() async throws {
-        let box = try Sandbox()
+    @Test("A file growing while it is hashed is skipped as still being written and picked up by the next pass", arguments: LibraryEngine.allCases)
+    func partialWrite(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("old.jpg", Media.jpeg(1))
         // Files read one by one when they come: the progress report of a file then precedes its reading. (With
         // readers ahead the same check is made by each reader: ReadAheadTests.)
@@ -92,9 +92,9 @@ struct ScanTests {
         #expect(try box.assetsByPath()["old.jpg"]?.localIdentifier == old.localIdentifier)
     }
 
-    @Test("A file vanishing while it is hashed is skipped")
-    func vanishingFile() async throws {
-        let box = try Sandbox()
+    @Test("A file vanishing while it is hashed is skipped", arguments: LibraryEngine.allCases)
+    func vanishingFile(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("gone.jpg", Media.jpeg(2))
         // Read when it comes, after its progress report (see partialWrite).
@@ -106,9 +106,9 @@ struct ScanTests {
         try box.expectMirrors(["a.jpg": Media.jpeg(1)])
     }
 
-    @Test("Renames, moves across folders and case-only renames keep the identifier without rehashing; album membership follows")
-    func renamesAndMoves() async throws {
-        let box = try Sandbox()
+    @Test("Renames, moves across folders and case-only renames keep the identifier without rehashing; album membership follows", arguments: LibraryEngine.allCases)
+    func renamesAndMoves(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("A/one.jpg", Media.jpeg(1))
         box.write("A/two.jpg", Media.jpeg(2))
         box.write("B/three.jpg", Media.jpeg(3))
@@ -132,9 +132,9 @@ struct ScanTests {
         #expect(try box.albumTree() == ["album A: uno.jpg", "album B: three.jpg two.jpg"].map { $0.replacingOccurrences(of: "three", with: "THREE") })
     }
 
-    @Test("A file copied elsewhere and the original deleted is a move by content (another inode)")
-    func moveByContent() async throws {
-        let box = try Sandbox()
+    @Test("A file copied elsewhere and the original deleted is a move by content (another inode)", arguments: LibraryEngine.allCases)
+    func moveByContent(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -146,9 +146,9 @@ struct ScanTests {
         #expect(try box.assetsByPath()["copy/a.jpg"]?.localIdentifier == id)
     }
 
-    @Test("Identical content at two paths is two assets")
-    func duplicates() async throws {
-        let box = try Sandbox()
+    @Test("Identical content at two paths is two assets", arguments: LibraryEngine.allCases)
+    func duplicates(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("b/a.jpg", Media.jpeg(1))
         try await box.mirror().scan()
@@ -157,9 +157,9 @@ struct ScanTests {
         #expect(Set(assets.map(\.contentHash)).count == 1)
     }
 
-    @Test("A renamed directory keeps its album's identifier and renames it; a moved directory follows into its new folder")
-    func directoryRename() async throws {
-        let box = try Sandbox()
+    @Test("A renamed directory keeps its album's identifier and renames it; a moved directory follows into its new folder", arguments: LibraryEngine.allCases)
+    func directoryRename(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("2023/Summer/a.jpg", Media.jpeg(1))
         box.write("2023/Summer/b.jpg", Media.jpeg(2))
         box.write("2023/c.jpg", Media.jpeg(3))
@@ -203,18 +203,18 @@ struct ScanTests {
         #expect(try box.albumTree() == ["album 2024: d.jpg"])
     }
 
-    @Test("Media directly in the root make an album titled with the root's name")
-    func rootAlbum() async throws {
-        let box = try Sandbox()
+    @Test("Media directly in the root make an album titled with the root's name", arguments: LibraryEngine.allCases)
+    func rootAlbum(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("x.jpg", Media.jpeg(1))
         box.write("Sub/y.jpg", Media.jpeg(2))
         try await box.mirror().scan()
         #expect(try box.albumTree() == ["album Photos: x.jpg", "album Sub: y.jpg"])
     }
 
-    @Test("A deleted file deletes its asset")
-    func delete() async throws {
-        let box = try Sandbox()
+    @Test("A deleted file deletes its asset", arguments: LibraryEngine.allCases)
+    func delete(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("b.jpg", Media.jpeg(2))
         let mirror = try box.mirror()
@@ -225,9 +225,9 @@ struct ScanTests {
         try box.expectMirrors(["a.jpg": Media.jpeg(1)])
     }
 
-    @Test("Ignore rules: .photosyncignore patterns, hidden files and partial downloads are not mirrored")
-    func ignoreRules() async throws {
-        let box = try Sandbox()
+    @Test("Ignore rules: .photosyncignore patterns, hidden files and partial downloads are not mirrored", arguments: LibraryEngine.allCases)
+    func ignoreRules(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write(".photosyncignore", Array("private/\n*.draft.jpg\n".utf8))
         box.write("keep.jpg", Media.jpeg(1))
         box.write("private/secret.jpg", Media.jpeg(2))
@@ -242,9 +242,9 @@ struct ScanTests {
         try box.expectMirrors(["keep.jpg": Media.jpeg(1), "p.png": Media.pngImage(8)])
     }
 
-    @Test("Symbolic links are never followed (a loop ends), and non-regular files are reported, not mirrored")
-    func symlinksAndSpecialFiles() async throws {
-        let box = try Sandbox()
+    @Test("Symbolic links are never followed (a loop ends), and non-regular files are reported, not mirrored", arguments: LibraryEngine.allCases)
+    func symlinksAndSpecialFiles(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a/x.jpg", Media.jpeg(1))
         #expect(symlink("..", box.path("a/loop")) == 0)
         #expect(symlink(box.path("a/x.jpg"), box.path("link.jpg")) == 0)
@@ -259,9 +259,9 @@ struct ScanTests {
         #expect(skipped["fifo.jpg"] == "not a regular file")
     }
 
-    @Test("A file moved over a mirrored one keeps its record at the new path, also along a chain of moves: the next pass reads nothing and inserts nothing", arguments: [false, true])
-    func moveOverAMirroredFile(chain: Bool) async throws {
-        let box = try Sandbox()
+    @Test("A file moved over a mirrored one keeps its record at the new path, also along a chain of moves: the next pass reads nothing and inserts nothing", arguments: [false, true], LibraryEngine.allCases)
+    func moveOverAMirroredFile(chain: Bool, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("keep.jpg", Media.jpeg(0))
         box.write("a.jpg", Media.jpeg(1))
         box.write("D/b.jpg", Media.jpeg(2))
@@ -283,9 +283,9 @@ struct ScanTests {
         #expect(try box.assets().count == expected.count)
     }
 
-    @Test("A photo the user took out of its directory's album, or put in another directory's, moves there with its file: the pass goes on", arguments: [false, true])
-    func moveAfterTheUserChangedAlbums(putInTarget: Bool) async throws {
-        let box = try Sandbox()
+    @Test("A photo the user took out of its directory's album, or put in another directory's, moves there with its file: the pass goes on", arguments: [false, true], LibraryEngine.allCases)
+    func moveAfterTheUserChangedAlbums(putInTarget: Bool, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("A/x.jpg", Media.jpeg(1))
         box.write("A/keep.jpg", Media.jpeg(2))
         box.write("B/y.jpg", Media.jpeg(3))
@@ -321,12 +321,12 @@ struct ScanTests {
 
 @Suite("Sync worker: relative paths split at the last slash byte")
 struct PathSplitTests {
-    @Test("A file whose name begins with a combining mark is in its folder's album (a split by characters saw no slash before it)")
-    func combiningMarkAfterSlash() async throws {
+    @Test("A file whose name begins with a combining mark is in its folder's album (a split by characters saw no slash before it)", arguments: LibraryEngine.allCases)
+    func combiningMarkAfterSlash(engine: LibraryEngine) async throws {
         let name = "\u{301}b.jpg"
         #expect(FileSystem.parent(of: "Trip/" + name) == "Trip")
         #expect(FileSystem.name(of: "Trip/" + name) == name)
-        let box = try Sandbox()
+        let box = try Sandbox(engine: engine)
         box.write("Trip/" + name, Media.jpeg(1))
         box.write("Trip/a.jpg", Media.jpeg(2))
         _ = try await box.mirror().scan()

@@ -105,9 +105,9 @@ extension Sandbox {
 
 @Suite("Sync worker: self-healing passes")
 struct SelfHealingTests {
-    @Test("A library damaged as two racing writers leave it is repaired by the next scan: one asset per file, the oldest identifier kept, ghosts deleted, the journal says so")
-    func raceDamageIsRepaired() async throws {
-        let box = try Sandbox()
+    @Test("A library damaged as two racing writers leave it is repaired by the next scan: one asset per file, the oldest identifier kept, ghosts deleted, the journal says so", arguments: LibraryEngine.allCases)
+    func raceDamageIsRepaired(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         var folder = FolderModel()
         for (index, path) in ["a.jpg", "Trip/b.jpg", "c.jpg", "d.jpg", "gone.jpg", "Trip/e.jpg", "Trip/Day/f.jpg"].enumerated() {
             box.write(path, Media.jpeg(index))
@@ -162,9 +162,19 @@ struct SelfHealingTests {
         #expect(try box.library.currentChangeToken == after)
     }
 
-    @Test("Albums and folders a racing writer made for a new directory are merged into the recorded ones and deleted; files only the other writer saw join the recorded album", arguments: [false, true], [false, true])
-    func raceOnANewDirectory(nested: Bool, partial: Bool) async throws {
-        let box = try Sandbox()
+    /// Where the racing writer's directory is (nested or not), and whether it saw every file.
+    struct RaceCase: Sendable, CustomTestStringConvertible {
+        let nested: Bool
+        let partial: Bool
+        var testDescription: String { "nested \(nested), partial \(partial)" }
+    }
+
+    static let raceCases = [false, true].flatMap { nested in [false, true].map { RaceCase(nested: nested, partial: $0) } }
+
+    @Test("Albums and folders a racing writer made for a new directory are merged into the recorded ones and deleted; files only the other writer saw join the recorded album", arguments: Self.raceCases, LibraryEngine.both)
+    func raceOnANewDirectory(race: RaceCase, engine: LibraryEngine) async throws {
+        let (nested, partial) = (race.nested, race.partial)
+        let box = try Sandbox(engine: engine)
         var folder = FolderModel()
         func add(_ path: String, _ variant: Int) {
             box.write(path, Media.jpeg(variant))
@@ -199,9 +209,9 @@ struct SelfHealingTests {
         #expect(try box.albumTree().joined(separator: "\n").contains("x.jpg y.jpg"))
     }
 
-    @Test("A repair touches the albums of what it repairs only: a photo the user took out of its directory's album, or put in another's, stays so")
-    func repairKeepsTheUsersAlbumChoices() async throws {
-        let box = try Sandbox()
+    @Test("A repair touches the albums of what it repairs only: a photo the user took out of its directory's album, or put in another's, stays so", arguments: LibraryEngine.allCases)
+    func repairKeepsTheUsersAlbumChoices(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for (index, path) in ["A/x.jpg", "A/keep.jpg", "B/y.jpg", "C/z.jpg", "C/w.jpg"].enumerated() { box.write(path, Media.jpeg(index)) }
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -227,9 +237,9 @@ struct SelfHealingTests {
         #expect(try box.consistency.isConsistent)
     }
 
-    @Test("Merging keeps the oldest asset with what the user set on any copy: favourite if any was, hidden only if all were, every album")
-    func mergeKeepsWhatTheUserSet() async throws {
-        let box = try Sandbox()
+    @Test("Merging keeps the oldest asset with what the user set on any copy: favourite if any was, hidden only if all were, every album", arguments: LibraryEngine.allCases)
+    func mergeKeepsWhatTheUserSet(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for (index, name) in ["x.jpg", "y.jpg", "z.jpg"].enumerated() { box.write(name, Media.jpeg(index)) }
         let mirror = try box.mirror()
         try await mirror.scan()
@@ -263,9 +273,9 @@ struct SelfHealingTests {
         #expect(try box.assets().count == 3)
     }
 
-    @Test("Ghosts whose files are gone fall under the mass-deletion rule like any deletion", arguments: [false, true])
-    func ghostDeletionsAreGuarded(allow: Bool) async throws {
-        let box = try Sandbox()
+    @Test("Ghosts whose files are gone fall under the mass-deletion rule like any deletion", arguments: [false, true], LibraryEngine.allCases)
+    func ghostDeletionsAreGuarded(allow: Bool, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for index in 0..<20 { box.write("p\(index).jpg", Media.jpeg(index)) }
         try await box.mirror().scan()
         for index in 0..<15 {
@@ -287,9 +297,9 @@ struct SelfHealingTests {
         }
     }
 
-    @Test("Random damage between random file operations: a scan always brings the library back to the folder", arguments: [21, 22, 23, 24, 25, 26, 27, 28] as [UInt64])
-    func randomDamage(seed: UInt64) async throws {
-        let box = try Sandbox()
+    @Test("Random damage between random file operations: a scan always brings the library back to the folder", arguments: [21, 22, 23, 24, 25, 26, 27, 28] as [UInt64], LibraryEngine.allCases)
+    func randomDamage(seed: UInt64, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         var random = SplitMix64(seed: seed)
         var folder = FolderModel()
         box.write("keep.jpg", Media.jpeg(0))

@@ -25,9 +25,9 @@ func asNobody<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
 
 @Suite("Sync worker: unreadable files and folders")
 struct UnreadableTests {
-    @Test("A file that cannot be read is reported and kept; a folder that cannot be listed keeps what is mirrored under it")
-    func permissionDenied() async throws {
-        let box = try Sandbox()
+    @Test("A file that cannot be read is reported and kept; a folder that cannot be listed keeps what is mirrored under it", arguments: LibraryEngine.both)
+    func permissionDenied(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("open/a.jpg", Media.jpeg(1))
         box.write("locked/b.jpg", Media.jpeg(2))
         box.write("secret.jpg", Media.jpeg(3))

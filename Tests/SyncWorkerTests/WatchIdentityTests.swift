@@ -43,6 +43,8 @@ struct WatchIdentityTests {
         }
     }
 
+    // SQLite only: the subject is the watcher's timing, not the library's storage; WatchTimingModelTests runs
+    // the same identity rules under random timing on both engines.
     @Test("Two steps a fraction of the settle interval apart keep the identifier: no delete, no insert", arguments: Scenario.allCases, [200, 600])
     func identityKept(scenario: Scenario, gapMilliseconds: Int) async throws {
         let box = try Sandbox()

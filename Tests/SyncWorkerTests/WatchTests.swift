@@ -36,9 +36,9 @@ func whileWatching(
 
 @Suite("Sync worker: watch")
 struct WatchTests {
-    @Test("Changes made while watching are in the library once sync() returns: creates, edits, renames, directory renames, deletes")
-    func watchWithBarrier() async throws {
-        let box = try Sandbox()
+    @Test("Changes made while watching are in the library once sync() returns: creates, edits, renames, directory renames, deletes", arguments: LibraryEngine.both)
+    func watchWithBarrier(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("Trip/a.jpg", Media.jpeg(1))
         box.write("Trip/b.jpg", Media.jpeg(2))
         let mirror = try box.mirror { $0.settleInterval = .milliseconds(200) }
@@ -76,11 +76,11 @@ struct WatchTests {
         #expect(leftovers.isEmpty)
     }
 
-    @Test("requestSync from another handle (the path another process takes) waits for the watcher; without one it times out")
-    func crossProcessBarrier() async throws {
-        let box = try Sandbox()
+    @Test("requestSync from another handle (the path another process takes) waits for the watcher; without one it times out", arguments: LibraryEngine.both)
+    func crossProcessBarrier(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         let mirror = try box.mirror { $0.settleInterval = .milliseconds(200) }
-        let other = try PhotoLibrary(url: box.library.url)
+        let other = try box.openAnother()
         try await whileWatching(mirror) {
             box.write("x.jpg", Media.jpeg(1))
             try await FolderMirror.requestSync(library: other, root: box.root, timeout: .seconds(60))
@@ -91,12 +91,12 @@ struct WatchTests {
         }
     }
 
-    @Test("A queue overflow loses events; the mirror rescans and still converges")
-    func overflowRescan() async throws {
+    @Test("A queue overflow loses events; the mirror rescans and still converges", arguments: LibraryEngine.both)
+    func overflowRescan(engine: LibraryEngine) async throws {
         let limit = try #require((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         try #require(limit <= 1_000_000)
-        let box = try Sandbox()
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         box.write("b.jpg", Media.jpeg(2))
         let watcher = Mutex<FolderWatcher?>(nil)
@@ -122,9 +122,9 @@ struct WatchTests {
         }
     }
 
-    @Test("Cancelling the watch returns normally with everything committed so far")
-    func cancellation() async throws {
-        let box = try Sandbox()
+    @Test("Cancelling the watch returns normally with everything committed so far", arguments: LibraryEngine.both)
+    func cancellation(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         let mirror = try box.mirror()
         try await whileWatching(mirror) { try await mirror.sync() }
@@ -135,9 +135,9 @@ struct WatchTests {
 
 @Suite("Sync worker: watch limits")
 struct WatchLimitTests {
-    @Test("An exhausted watch limit is reported once; periodic rescans find changes in unwatched folders")
-    func watchLimit() async throws {
-        let box = try Sandbox()
+    @Test("An exhausted watch limit is reported once; periodic rescans find changes in unwatched folders", arguments: LibraryEngine.both)
+    func watchLimit(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         for (index, name) in ["a", "b", "c"].enumerated() { box.write("\(name)/x.jpg", Media.jpeg(index)) }
         var hooks = FolderMirror.WatchHooks()
         hooks.configure = { $0.maximumWatchCount = 2 }

@@ -130,9 +130,9 @@ struct WatchTimingModelTests {
         }
     }()
 
-    @Test("Random operations with random gaps around the settle interval, then the barrier: library == folder, identities kept", arguments: seeds)
-    func randomTiming(seed: UInt64) async throws {
-        let box = try Sandbox()
+    @Test("Random operations with random gaps around the settle interval, then the barrier: library == folder, identities kept", arguments: seeds, LibraryEngine.both)
+    func randomTiming(seed: UInt64, engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         var random = SplitMix64(seed: seed)
         var oracle = TimingOracle()
         box.write("keep.jpg", Media.jpeg(0))  // never touched: the root is never empty

@@ -29,9 +29,9 @@ struct WriterTests {
     /// The content, in three chunks: a whole JPEG first (a truncated file that is media), then more.
     static let chunks = [Media.jpeg(1), Array(repeating: 0xA5, count: 500), Array("the end".utf8)]
 
-    @Test("A writer holding its file open, writing chunks 1.5 s apart (settle 1 s): never committed truncated; committed whole after the close")
-    func slowWriterThatCloses() async throws {
-        let box = try Sandbox()
+    @Test("A writer holding its file open, writing chunks 1.5 s apart (settle 1 s): never committed truncated; committed whole after the close", arguments: LibraryEngine.both)
+    func slowWriterThatCloses(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("other.jpg", Media.jpeg(99))
         let mirror = try box.mirror()  // settle 1 s
         try await whileWatching(mirror) {
@@ -52,9 +52,9 @@ struct WriterTests {
         }
     }
 
-    @Test("A file no event names (in a folder moved into the tree) while its writer holds it open: never committed truncated")
-    func writerInAFolderMovedIn() async throws {
-        let box = try Sandbox()
+    @Test("A file no event names (in a folder moved into the tree) while its writer holds it open: never committed truncated", arguments: LibraryEngine.both)
+    func writerInAFolderMovedIn(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("other.jpg", Media.jpeg(99))
         let outside = box.base.appending(path: "Incoming", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
@@ -80,9 +80,9 @@ struct WriterTests {
         }
     }
 
-    @Test("The kernel tells a file open for writing (a read lease is refused) from a closed one")
-    func openWriterCheck() throws {
-        let box = try Sandbox()
+    @Test("The kernel tells a file open for writing (a read lease is refused) from a closed one", arguments: LibraryEngine.both)
+    func openWriterCheck(engine: LibraryEngine) throws {
+        let box = try Sandbox(engine: engine)
         box.write("a.jpg", Media.jpeg(1))
         #expect(OpenWriterCheck.isOpenForWriting(box.path("a.jpg")) == false)
         let reader = try #require(FileHandle(forReadingAtPath: box.path("a.jpg")))
@@ -95,9 +95,9 @@ struct WriterTests {
         #expect(OpenWriterCheck.isOpenForWriting(box.path("missing.jpg")) == nil)
     }
 
-    @Test("A writer that never closes its file: committed once quiet for openFileSettleInterval, not before")
-    func writerThatNeverCloses() async throws {
-        let box = try Sandbox()
+    @Test("A writer that never closes its file: committed once quiet for openFileSettleInterval, not before", arguments: LibraryEngine.both)
+    func writerThatNeverCloses(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("other.jpg", Media.jpeg(99))
         let mirror = try box.mirror {
             $0.settleInterval = .milliseconds(200)
@@ -117,9 +117,9 @@ struct WriterTests {
         }
     }
 
-    @Test("Content replaced within its settle window is never inserted: a file written in a new folder, then a new version renamed over it")
-    func replacedWithinTheWindow() async throws {
-        let box = try Sandbox()
+    @Test("Content replaced within its settle window is never inserted: a file written in a new folder, then a new version renamed over it", arguments: LibraryEngine.both)
+    func replacedWithinTheWindow(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
         box.write("other.jpg", Media.jpeg(99))
         let mirror = try box.mirror()  // settle 1 s
         try await whileWatching(mirror) {
