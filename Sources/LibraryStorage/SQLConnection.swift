@@ -34,6 +34,10 @@ public protocol SQLConnection: AnyObject {
 
     /// Runs a query and returns its rows.
     ///
+    /// Read their columns **by name** (`row["name"]`): on engines other than SQLite a row is built from its
+    /// columns by name, so positions are not kept and, of two columns of the same name, the later one wins.
+    /// To read by position, use ``forEachRow(sql:arguments:cached:_:)``.
+    ///
     /// - Throws: the engine's error.
     func fetchRows(sql: String, arguments: StatementArguments, cached: Bool) throws -> [Row]
 
