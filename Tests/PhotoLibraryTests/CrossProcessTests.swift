@@ -62,7 +62,7 @@ import Testing
             let library = test.library
             let token = try library.currentChangeToken
             let waiter = Task(executorPreference: QueueExecutor()) { () throws -> Bool in
-                try await library.waitForChanges(after: token, timeout: .seconds(60))
+                try await PostgresCommitWakeTests.wakes(library, after: token)
             }
             #expect(await waitUntil { library.notifier.waiterCount == 1 }, "the waiter never suspended")
             // Another machine: its own directory, so no notification file in common — only the database.

@@ -53,6 +53,15 @@ import Testing
         let value = Mutex<Int64?>(nil)
     }
 
+    /// Waits for a change after `token`: whether a notification woke the wait before its 60 s timed out.
+    /// (After its timeout `waitForChanges` checks once more, and would find a commit that never woke it.)
+    static func wakes(_ library: PhotoLibrary, after token: ChangeToken) async throws -> Bool {
+        let timeout = Duration.seconds(60)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let found = try await library.waitForChanges(after: token, timeout: timeout)
+        return found && ContinuousClock.now < deadline
+    }
+
     /// Commits one album through `library`.
     static func commit(_ library: PhotoLibrary, _ title: String = "album") async throws {
         try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title) }
@@ -65,7 +74,7 @@ import Testing
         let observer = RecordingObserver()
         try other.register(observer)
         let token = try other.currentChangeToken
-        let waiter = Task { try await other.waitForChanges(after: token, timeout: .seconds(60)) }
+        let waiter = Task { try await Self.wakes(other, after: token) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 }, "the waiter never suspended")
         try await Self.commit(machines.test.library)
         #expect(try await waiter.value, "the commit never woke the other machine's waiter")
@@ -86,14 +95,14 @@ import Testing
         #expect(try await waitUntil { try Set(machines.listeners()).count == 1 && Set(machines.listeners()).isDisjoint(with: killed) })
         // Back in place: a commit wakes the waiter.
         let token = try other.currentChangeToken
-        let waiter = Task { try await other.waitForChanges(after: token, timeout: .seconds(60)) }
+        let waiter = Task { try await Self.wakes(other, after: token) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 })
         try await Self.commit(machines.test.library)
         #expect(try await waiter.value, "a commit after the listener came back never woke the waiter")
         // Killed again while a waiter waits, and a commit at once, while no one listens: the signal after
         // connecting again wakes the waiter, which finds the commit.
         let later = try other.currentChangeToken
-        let laterWaiter = Task { try await other.waitForChanges(after: later, timeout: .seconds(60)) }
+        let laterWaiter = Task { try await Self.wakes(other, after: later) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 })
         _ = try machines.killListeners()
         try await Self.commit(machines.test.library)
@@ -117,10 +126,7 @@ import Testing
                 var token = start
                 var wakes = 0
                 while last.value.withLock({ $0 }).map({ token.sequence < $0 }) ?? true {
-                    if try await !other.waitForChanges(after: token, timeout: .seconds(60)) {
-                        guard last.value.withLock({ $0 }).map({ token.sequence >= $0 }) ?? false else { return -1 }
-                        break
-                    }
+                    if try await !Self.wakes(other, after: token) { return -1 }
                     wakes += 1
                     token = try other.currentChangeToken
                     try await Task.sleep(for: .microseconds(random.int(in: 0...3000)))
@@ -156,7 +162,7 @@ import Testing
                 try await Task.sleep(for: delay)
                 try await Self.commit(library, "round \(round)")
             }
-            #expect(try await fresh.waitForChanges(after: token, timeout: .seconds(60)), "round \(round)")
+            #expect(try await Self.wakes(fresh, after: token), "round \(round)")
             try await commit.value
         }
     }

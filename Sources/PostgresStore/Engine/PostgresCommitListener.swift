@@ -96,7 +96,9 @@ final class PostgresCommitListener: CommitSignalSubscription {
                     }
                 } catch {
                     if !Task.isCancelled {
-                        logger.info("commit listener: connection lost; connecting again", metadata: ["error": "\(error)"])
+                        logger.info(
+                            "commit listener: connection failed or lost; connecting again",
+                            metadata: ["error": "\(String(reflecting: error))"])
                     }
                 }
                 if !announced { announced = true; started.signal() }
