@@ -8,7 +8,8 @@ import Testing
 
 /// Commit hints through PostgreSQL's `LISTEN`/`NOTIFY`: handles that share only the database (each its own
 /// directory, as on two machines, so the notification file can't wake them) and never re-check by themselves
-/// (`commitPollInterval` nil), so that only the hints can wake their waiters.
+/// (`commitPollInterval` nil), so that only the hints can wake their waiters. Waiters and writers run on
+/// queues of their own: the cooperative pool, which other tests keep busy, can't hold them up.
 @Suite struct PostgresCommitWakeTests {
     /// A library on PostgreSQL, and another handle on its database with a directory of its own: another
     /// machine, with its own engine, connections and notifier.
@@ -74,7 +75,7 @@ import Testing
         let observer = RecordingObserver()
         try other.register(observer)
         let token = try other.currentChangeToken
-        let waiter = Task { try await Self.wakes(other, after: token) }
+        let waiter = Task(executorPreference: QueueExecutor()) { try await Self.wakes(other, after: token) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 }, "the waiter never suspended")
         try await Self.commit(machines.test.library)
         #expect(try await waiter.value, "the commit never woke the other machine's waiter")
@@ -95,14 +96,14 @@ import Testing
         #expect(try await waitUntil { try Set(machines.listeners()).count == 1 && Set(machines.listeners()).isDisjoint(with: killed) })
         // Back in place: a commit wakes the waiter.
         let token = try other.currentChangeToken
-        let waiter = Task { try await Self.wakes(other, after: token) }
+        let waiter = Task(executorPreference: QueueExecutor()) { try await Self.wakes(other, after: token) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 })
         try await Self.commit(machines.test.library)
         #expect(try await waiter.value, "a commit after the listener came back never woke the waiter")
         // Killed again while a waiter waits, and a commit at once, while no one listens: the signal after
         // connecting again wakes the waiter, which finds the commit.
         let later = try other.currentChangeToken
-        let laterWaiter = Task { try await Self.wakes(other, after: later) }
+        let laterWaiter = Task(executorPreference: QueueExecutor()) { try await Self.wakes(other, after: later) }
         #expect(await waitUntil { other.notifier.waiterCount == 1 })
         _ = try machines.killListeners()
         try await Self.commit(machines.test.library)
@@ -121,7 +122,7 @@ import Testing
         // the last racing commit (a final one wakes those that wait for more). A waiter that missed a wake-up
         // would wait out its 60 s and fail.
         let waiters = (0..<4).map { index in
-            Task { () throws -> Int in
+            Task(executorPreference: QueueExecutor()) { () throws -> Int in
                 var random = RandomSource(seed: seed &* 31 &+ UInt64(index))
                 var token = start
                 var wakes = 0
@@ -134,14 +135,17 @@ import Testing
                 return wakes
             }
         }
-        var random = RandomSource(seed: seed)
-        for index in 0..<30 {
-            try await Task.sleep(for: .microseconds(random.int(in: 0...5000)))
-            try await Self.commit(machines.test.library, "race \(index)")
-        }
-        let racing = try machines.test.library.currentChangeToken.sequence
-        last.value.withLock { $0 = racing }
-        try await Self.commit(machines.test.library, "end")
+        let library = machines.test.library
+        try await Task(executorPreference: QueueExecutor()) {
+            var random = RandomSource(seed: seed)
+            for index in 0..<30 {
+                try await Task.sleep(for: .microseconds(random.int(in: 0...5000)))
+                try await Self.commit(library, "race \(index)")
+            }
+            let racing = try library.currentChangeToken.sequence
+            last.value.withLock { $0 = racing }
+            try await Self.commit(library, "end")
+        }.value
         let committed = Array(try machines.test.library.fetchPersistentChanges(since: start)).map(\.changeToken)
         for waiter in waiters { #expect(try await waiter.value > 0, "a waiter missed a commit") }
         #expect(await waitUntil { observer.changes.withLock { $0.count } >= committed.count })
@@ -158,12 +162,15 @@ import Testing
             let token = try fresh.currentChangeToken
             let delay = Duration.microseconds(random.int(in: 0...20_000))
             let library = machines.test.library
-            let commit = Task {
+            let commit = Task(executorPreference: QueueExecutor()) {
                 try await Task.sleep(for: delay)
                 try await Self.commit(library, "round \(round)")
             }
-            #expect(try await Self.wakes(fresh, after: token), "round \(round)")
+            let began = Date()
+            let woke = try await Task(executorPreference: QueueExecutor()) { try await Self.wakes(fresh, after: token) }.value
             try await commit.value
+            let committed = try #require(Array(try fresh.fetchPersistentChanges(since: token)).first?.date)
+            #expect(woke, "round \(round): committed \(committed.timeIntervalSince(began)) s after the wait began")
         }
     }
 
