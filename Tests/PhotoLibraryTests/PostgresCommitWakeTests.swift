@@ -155,13 +155,23 @@ import Testing
     @Test("A new handle's first wait misses no commit made while its subscription starts", arguments: [11] as [UInt64])
     func aFirstWaitMissesNoCommit(seed: UInt64) async throws {
         let machines = try TwoMachines()
+        try await Self.firstWaits(seed: seed, writer: machines.test.library) { directory in
+            try TwoMachines.open(machines.database, in: directory)
+        }
+    }
+
+    /// Rounds of: a new handle (`open`), its first wait, and a commit through `writer` at a random instant
+    /// around it — while the handle's watch is starting, between its check and its wait, or later. Every
+    /// wait must wake.
+    static func firstWaits(
+        seed: UInt64, writer library: PhotoLibrary, open: (TemporaryDirectory) throws -> PhotoLibrary
+    ) async throws {
         var random = RandomSource(seed: seed)
         for round in 0..<8 {
             let directory = TemporaryDirectory()
-            let fresh = try TwoMachines.open(machines.database, in: directory)
+            let fresh = try open(directory)
             let token = try fresh.currentChangeToken
             let delay = Duration.microseconds(random.int(in: 0...20_000))
-            let library = machines.test.library
             let commit = Task(executorPreference: QueueExecutor()) {
                 try await Task.sleep(for: delay)
                 try await Self.commit(library, "round \(round)")
