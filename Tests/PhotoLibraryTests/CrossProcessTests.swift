@@ -75,14 +75,6 @@ import Testing
         }
     }
 
-    @Test("A new handle's first wait misses no commit of another handle made while its watch starts")
-    func aFirstWaitMissesNoCommitOfAnotherHandle() async throws {
-        let test = try TestLibrary(options: .notificationsOnly)
-        try await PostgresCommitWakeTests.firstWaits(seed: 12, writer: test.library) { _ in
-            try PhotoLibrary(url: test.library.url, options: .notificationsOnly)
-        }
-    }
-
     @Test func killingAWriterMidCommitLeavesAConsistentLibraryAndValidTokens() async throws {
         let test = try TestLibrary()
         let initial = try test.library.fetchCurrentState()
