@@ -13,8 +13,8 @@ extension PhotoLibrary {
     /// any machine, through PostgreSQL's `LISTEN`/`NOTIFY` (each handle with waiters or observers holds one
     /// listening connection more), with ``Options/commitPollInterval`` as the safety net.
     ///
-    /// Experimental: the library's suites run on PostgreSQL in part (see the README); the client API
-    /// (`LibraryTransaction`'s writes) is SQLite's only.
+    /// Experimental: the library's suites run on PostgreSQL in part (see the README). Clients attach their
+    /// tables with the PostgreSQL SQL of their migrations (``ClientMigration/postgresSQL``).
     ///
     /// - Throws: ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the server can't be reached, the
     ///   database doesn't exist or the credentials are refused, or `directory` can't be created;
