@@ -83,6 +83,30 @@ import Testing
         #expect(await waitUntil { observer.changes.withLock { $0.map(\.changeToken) } == [committed] })
     }
 
+    @Test("A block that only changes a client's state (clientStateDidChange) wakes the other machine's waitForClientState")
+    func clientStateWakesTheOtherMachine() async throws {
+        let machines = try TwoMachines()
+        try machines.test.library.attach(ClientSchemaTests.schema1)
+        try machines.test.makeAssets(1)
+        let other = machines.other
+        let waiter = Task(executorPreference: QueueExecutor()) { () throws -> Bool in
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            let found = try await other.waitForClientState(timeout: .seconds(60)) { db in
+                try db.fetchValue(Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM test_tag WHERE tag = 'signal')") ?? false
+            }
+            return found && ContinuousClock.now < deadline
+        }
+        #expect(await waitUntil { other.notifier.waiterCount == 1 }, "the waiter never suspended")
+        let token = try machines.test.library.currentChangeToken
+        try await machines.test.library.performChanges(author: "tests") {
+            let transaction = LibraryTransaction.current
+            transaction.enqueue { db in try db.execute(sql: "INSERT INTO test_tag SELECT id, 'signal' FROM asset") }
+            transaction.clientStateDidChange()
+        }
+        #expect(try machines.test.library.currentChangeToken == token, "the block journaled something")
+        #expect(try await waiter.value, "the client's write never woke the other machine's waiter")
+    }
+
     @Test("A listener whose backend is killed comes back, signals once back, and later commits wake again")
     func aKilledListenerComesBack() async throws {
         let machines = try TwoMachines()
