@@ -81,7 +81,8 @@ import Testing
             try await Self.commit(machines.test.library)
             #expect(try await waiter.value, "the commit never woke the other machine's waiter")
             let committed = try machines.test.library.currentChangeToken
-            #expect(await waitUntil { observer.changes.withLock { $0.map(\.changeToken) } == [committed] })
+            // Deliveries run on the cooperative pool, which other tests can hold for minutes in a loaded full run.
+            #expect(await waitUntil(timeout: .seconds(240)) { observer.changes.withLock { $0.map(\.changeToken) } == [committed] })
         }
     }
 
@@ -179,7 +180,8 @@ import Testing
             }.value
             let committed = Array(try machines.test.library.fetchPersistentChanges(since: start)).map(\.changeToken)
             for waiter in waiters { #expect(try await waiter.value > 0, "a waiter missed a commit") }
-            #expect(await waitUntil { observer.changes.withLock { $0.count } >= committed.count })
+            // Deliveries run on the cooperative pool, which other tests can hold for minutes in a loaded full run.
+            #expect(await waitUntil(timeout: .seconds(240)) { observer.changes.withLock { $0.count } >= committed.count })
             #expect(observer.changes.withLock { $0.map(\.changeToken) } == committed)
         }
     }
