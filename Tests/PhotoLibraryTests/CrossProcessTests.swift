@@ -11,10 +11,16 @@ import Testing
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appending(path: "LibraryWriter")
     }
 
-    static func startWriter(_ arguments: [String], output: Pipe) throws -> Process {
+    /// Starts the writer on the library whose directory is `arguments[0]`; kept in the PostgreSQL database
+    /// `postgres` when it isn't nil.
+    static func startWriter(_ arguments: [String], output: Pipe, postgres: URL? = nil) throws -> Process {
         let process = Process()
         process.executableURL = writerURL
         process.arguments = arguments
+        if let postgres {
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["LIBRARY_WRITER_POSTGRES": postgres.absoluteString]) { $1 }
+        }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -44,6 +50,27 @@ import Testing
             // From the commit (its transaction's date is taken when its block starts) to the wake-up.
             let change = try #require(Array(try library.fetchPersistentChanges(since: token)).first)
             #expect(wokeAt.timeIntervalSince(change.date) < 0.5, "woke \(wokeAt.timeIntervalSince(change.date)) s after the commit")
+            #expect(try library.fetchAssetCollections(with: .album).count == 1)
+        }
+    }
+
+    @Test("On PostgreSQL, a waiter wakes on a commit by another process that shares only the database")
+    func aWaiterWakesOnACommitInAnotherProcessThroughPostgres() async throws {
+        try await withTaskExecutorPreference(QueueExecutor()) {
+            let test = try TestLibrary(paths: .postgres, options: .notificationsOnly)
+            let database = try #require(test.postgres)
+            let library = test.library
+            let token = try library.currentChangeToken
+            let waiter = Task(executorPreference: QueueExecutor()) { () throws -> Bool in
+                try await PostgresCommitWakeTests.wakes(library, after: token)
+            }
+            #expect(await waitUntil { library.notifier.waiterCount == 1 }, "the waiter never suspended")
+            // Another machine: its own directory, so no notification file in common — only the database.
+            let elsewhere = TemporaryDirectory()
+            let writer = try Self.startWriter(
+                [elsewhere.url.appending(path: "Library.photosync").path, "commit", "1"], output: Pipe(), postgres: database)
+            #expect(await writer.exitStatus() == 0)
+            #expect(try await waiter.value, "the commit of the other process never woke the waiter")
             #expect(try library.fetchAssetCollections(with: .album).count == 1)
         }
     }

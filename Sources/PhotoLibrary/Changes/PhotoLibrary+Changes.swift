@@ -140,6 +140,7 @@ extension PhotoLibrary {
             clientStateSequence: transaction == nil && session.clientStateChanged
                 ? try Self.journalSequence(db) : nil,
             handOff: session.handOffEntry)
+        if committed.transaction != nil || committed.clientStateSequence != nil { try notifier.willCommit(in: db) }
         return (value, committed)
     }
 

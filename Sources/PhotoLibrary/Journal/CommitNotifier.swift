@@ -1,5 +1,6 @@
 import Foundation
 import FolderWatch
+import LibraryStorage
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,16 @@ import Glibc
 /// commit made through this handle wakes its waiters directly. Waiters always re-check the database, so a
 /// notification is only a hint: a missed one (a writer killed between its commit and its notification, a
 /// file system without inotify) costs at most ``pollInterval`` of latency, never a missed change.
+///
+/// On an engine that carries commit hints itself (``CommitSignaling``: PostgreSQL's `LISTEN`/`NOTIFY`,
+/// which reaches processes on other machines, where the file's inotify events don't), the writer also
+/// publishes a hint inside its transaction (``willCommit(in:)``), and the notifier subscribes to the hints of
+/// other processes, next to watching the file: whichever arrives first wakes the waiters.
+///
+/// The watch (and the subscription) start with the first waiter or listener, before the waiter first reads
+/// the database (``generation`` starts them), and once in place they signal once: a commit that came
+/// between a reader's check and the watch is re-checked for. A subscription whose connection broke signals
+/// once it is back, for the same reason.
 final class CommitNotifier: Sendable {
     /// The default of ``pollInterval``.
     static let defaultPollInterval: Duration = .seconds(1)
@@ -32,21 +43,30 @@ final class CommitNotifier: Sendable {
         var nextWaiterID: UInt64 = 0
         var listeners: [UInt64: @Sendable () -> Void] = [:]
         var watcherStarted = false
+        var subscription: (any CommitSignalSubscription)?
     }
 
     private let directory: URL
+    private let signals: (any CommitSignaling)?
     private let state = Mutex(State())
     private let stopPipe: (read: Int32, write: Int32)
 
-    init(libraryDirectory: URL, pollInterval: Duration? = CommitNotifier.defaultPollInterval) {
+    /// Makes the notifier of the library in `libraryDirectory`, whose engine carries commit hints when
+    /// `signals` is not nil.
+    init(
+        libraryDirectory: URL, pollInterval: Duration? = CommitNotifier.defaultPollInterval,
+        signals: (any CommitSignaling)? = nil
+    ) {
         directory = libraryDirectory
         self.pollInterval = pollInterval
+        self.signals = signals
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) != 0 { fds = [-1, -1] }
         stopPipe = (fds[0], fds[1])
     }
 
     deinit {
+        state.withLock { $0.subscription }?.cancel()
         if stopPipe.write >= 0 {
             var byte: UInt8 = 1
             _ = write(stopPipe.write, &byte, 1)
@@ -56,11 +76,25 @@ final class CommitNotifier: Sendable {
         if !state.withLock({ $0.watcherStarted }), stopPipe.read >= 0 { close(stopPipe.read) }
     }
 
-    /// The current generation: it increases on every notification received.
-    var generation: UInt64 { state.withLock { $0.generation } }
+    /// The current generation: it increases on every notification received. A waiter reads it before it
+    /// checks the database; the first read starts the watch (and the subscription), so that every commit
+    /// after the check is notified.
+    var generation: UInt64 {
+        startWatcherIfNeeded()
+        return state.withLock { $0.generation }
+    }
 
     /// The number of waiters suspended now (tests wait for a waiter to be in place).
     var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Publishes a commit hint inside the write transaction `db` runs, on an engine that carries them (see
+    /// ``CommitSignaling/publishCommitSignal(in:)``); nothing on others. Called before the transaction
+    /// commits, when it journaled something or changed a client's state.
+    ///
+    /// - Throws: the engine's error.
+    func willCommit(in db: any SQLConnection) throws {
+        try signals?.publishCommitSignal(in: db)
+    }
 
     /// Tells this process's waiters and, through the notification file, every other process's waiters that
     /// a transaction committed. Called after the commit returned.
@@ -88,13 +122,17 @@ final class CommitNotifier: Sendable {
     }
 
     /// Registers a callback run (on the watcher thread or the committing thread) after every notification.
+    ///
+    /// The listener is in place before the watch starts, so it gets the signal the watch sends once it is in
+    /// place: a listener that read the journal's position before registering catches up on what came between.
     func addListener(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
-        startWatcherIfNeeded()
-        return state.withLock { state in
+        let id = state.withLock { state in
             state.nextWaiterID += 1
             state.listeners[state.nextWaiterID] = listener
             return state.nextWaiterID
         }
+        startWatcherIfNeeded()
+        return id
     }
 
     func removeListener(_ id: UInt64) {
@@ -145,7 +183,6 @@ final class CommitNotifier: Sendable {
             return true
         }
         guard start else { return }
-        // Watched before the first waiter suspends: a commit after its check of the database is never missed.
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_MODIFY)
         var inotify = try? InotifyReader()
         if let reader = inotify, (try? reader.addWatch(directory.path, mask: mask)) == nil {
@@ -153,6 +190,13 @@ final class CommitNotifier: Sendable {
             inotify = nil
         }
         startPolling(inotify)
+        if let signals {
+            let subscription = signals.subscribeToCommitSignals { [weak self] in self?.signal() }
+            state.withLock { $0.subscription = subscription }
+        }
+        // In place: whoever checked the database before (another thread's first waiter, which found the watch
+        // starting; a listener that read the journal's position) re-checks.
+        signal()
     }
 
     /// The watcher thread: blocks in poll(2) on the inotify descriptor; wakes waiters on a notification and,

@@ -9,8 +9,9 @@ extension PhotoLibrary {
     /// The database holds the objects, the journal and the change tokens; `directory` holds the originals
     /// imported into the library (`originals/`). Every process sharing the library must see the same
     /// `directory` (a mount every server has). Writers of every process are serialised by the database (see
-    /// `PostgresEngine`); a commit wakes waiters of this process at once and those of other processes
-    /// within ``Options/commitPollInterval``.
+    /// `PostgresEngine`); a commit wakes waiters of this process at once and those of other processes, on
+    /// any machine, through PostgreSQL's `LISTEN`/`NOTIFY` (each handle with waiters or observers holds one
+    /// listening connection more), with ``Options/commitPollInterval`` as the safety net.
     ///
     /// Experimental: the library's suites run on PostgreSQL in part (see the README). Clients attach their
     /// tables with the PostgreSQL SQL of their migrations (``ClientMigration/postgresSQL``).

@@ -221,7 +221,8 @@ public final class PhotoLibrary: Sendable {
         do { try originalsStore.prepare() } catch {
             throw .storageUnavailable(path: originalsStore.directory.path, reason: Self.reason(error))
         }
-        notifier = CommitNotifier(libraryDirectory: directory, pollInterval: options.commitPollInterval)
+        notifier = CommitNotifier(
+            libraryDirectory: directory, pollInterval: options.commitPollInterval, signals: storage as? any CommitSignaling)
         observation = ObservationCenter(
             storage: storage, identity: identity, notifier: notifier, incrementalLimit: options.incrementalChangeLimit)
     }

@@ -51,6 +51,8 @@ public final class PostgresEngine: StorageEngine {
     public let store: PostgresStore
     private let pool: PostgresConnectionPool
     private let writer: PostgresWriter
+    /// Commit hints through `LISTEN`/`NOTIFY` (``CommitSignaling``).
+    let commitSignals = PostgresCommitSignals()
 
     private init(store: PostgresStore, readers: Int) {
         self.store = store
@@ -76,8 +78,10 @@ public final class PostgresEngine: StorageEngine {
         self.init(store: store, readers: readers)
     }
 
-    /// Closes the engine's connections and its store. Later calls throw ``PostgresStoreError/closed``.
+    /// Closes the engine's connections (its commit-hint subscriptions' too) and its store. Later calls throw
+    /// ``PostgresStoreError/closed``.
     public func close() async {
+        commitSignals.close()
         await pool.close()
         await writer.close()
         await store.close()

@@ -6,9 +6,12 @@
 //   LibraryWriter LIBRARY use-after-block 0        a request kept after its block, then used: must trap
 //   LibraryWriter LIBRARY task-after-block 0       a request used by a task of its block once the block returned: must trap
 //   LibraryWriter LIBRARY request-outside-block 0  a request made outside any block: must trap
+//
+// With LIBRARY_WRITER_POSTGRES=<postgres:// URL> in the environment, LIBRARY is the directory of the library
+// kept in that PostgreSQL database (what another machine sharing it opens).
 import Foundation
 import LibraryTestSupport
-import PhotoLibrary
+@_spi(Experimental) import PhotoLibrary
 
 func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let arguments = CommandLine.arguments
@@ -20,7 +23,9 @@ guard arguments.count >= 4 else {
     FileHandle.standardError.write(Data("usage: LibraryWriter LIBRARY (commit-loop SEED | commit N)\n".utf8))
     exit(2)
 }
-let library = try PhotoLibrary(url: URL(fileURLWithPath: arguments[1]))
+let library = try ProcessInfo.processInfo.environment["LIBRARY_WRITER_POSTGRES"].flatMap(URL.init(string:)).map {
+    try PhotoLibrary(postgres: $0, directory: URL(fileURLWithPath: arguments[1]))
+} ?? PhotoLibrary(url: URL(fileURLWithPath: arguments[1]))
 switch arguments[2] {
 case "commit-loop":
     var changes = RandomChanges(seed: UInt64(arguments[3]) ?? 1)
