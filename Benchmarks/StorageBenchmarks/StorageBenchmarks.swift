@@ -34,8 +34,9 @@ let benchmarks: @Sendable () -> Void = {
 
     let commitOne = SideBySide("commit of 1 asset insert")
     let commitHundred = SideBySide("commit of 100 asset inserts")
-    Benchmark("Commit throughput, journal on: SQLite and PostgreSQL interleaved", configuration: once(commitOne.metrics + commitHundred.metrics)) {
-        benchmark in try CommitThroughput(one: commitOne, hundred: commitHundred).run(benchmark)
+    let commitCPU = CommitThroughput.cpuMetrics(sizes: [1, 100])
+    Benchmark("Commit throughput, journal on: SQLite and PostgreSQL interleaved", configuration: once(commitOne.metrics + commitHundred.metrics + commitCPU)) {
+        benchmark in try CommitThroughput(one: commitOne, hundred: commitHundred, cpu: commitCPU).run(benchmark)
     }
 
     let lastHundred = SideBySide("last 100 transactions (1,000 entries)")

@@ -10,6 +10,8 @@ import PostgresFixtures
 struct CommitThroughput {
     let one: SideBySide
     let hundred: SideBySide
+    /// CPU time per commit: this process's, and on PostgreSQL the server's too.
+    let cpu: [BenchmarkMetric]
     let warmUp = 5
     let rounds = 150
 
@@ -21,11 +23,17 @@ struct CommitThroughput {
         let libraries: [Engine: PhotoLibrary] = [.sqlite: try PhotoLibrary(url: directory), .postgres: try postgres.open()]
         var counters: [Engine: Int] = [.sqlite: 0, .postgres: 0]
         var logs = [RoundLog("commit of 1 asset insert"), RoundLog("commit of 100 asset inserts")]
+        var clientCPU: [Engine: [Duration]] = [.sqlite: [.zero, .zero], .postgres: [.zero, .zero]]
+        var serverCPU = [Duration.zero, .zero]
         for round in 0..<(warmUp + rounds) {
             for (index, (size, metrics)) in [(1, one), (100, hundred)].enumerated() {
                 var times: [Engine: Duration] = [:]
                 for engine in Engine.order(round: round) {
+                    let (cpuBefore, serverBefore) = (CPUTime.process(), try PostgresServer.shared().cpuTime())
                     times[engine] = try timed { try Workloads.commitInserts(size, into: libraries[engine]!, counter: &counters[engine]!) }.1
+                    guard round >= warmUp else { continue }
+                    clientCPU[engine]![index] += CPUTime.process() - cpuBefore
+                    if engine == .postgres { serverCPU[index] += try PostgresServer.shared().cpuTime() - serverBefore }
                 }
                 guard round >= warmUp else { continue }
                 metrics.record(times, in: benchmark)
@@ -33,10 +41,27 @@ struct CommitThroughput {
             }
         }
         logs.forEach { $0.print() }
+        for index in 0..<2 {
+            let figures = [
+                clientCPU[.sqlite]![index], clientCPU[.postgres]![index], serverCPU[index], clientCPU[.postgres]![index] + serverCPU[index],
+            ].map { ($0 / rounds).microseconds }
+            zip(cpu[(4 * index)...], figures).forEach { benchmark.measurement($0, $1) }
+            FileHandle.standardError.write(Data("\(logs[index].title), CPU per commit: SQLite \(figures[0]) µs; PostgreSQL client \(figures[1]) µs + server \(figures[2]) µs = \(figures[3]) µs (PostgreSQL/SQLite \(String(format: "%.1f", Double(figures[3]) / Double(figures[0]))))\n".utf8))
+        }
+    }
+
+    /// The CPU metrics, for commits of `sizes` inserts.
+    static func cpuMetrics(sizes: [Int]) -> [BenchmarkMetric] {
+        sizes.flatMap { size in
+            ["SQLite", "PostgreSQL client", "PostgreSQL server", "PostgreSQL client + server"].map { who in
+                BenchmarkMetric.custom("commit of \(size) asset insert\(size == 1 ? "" : "s"), CPU, \(who) (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+            }
+        }
     }
 }
 
-/// `fetchPersistentChanges(since:)` on a journal of 1,000,000 entries (100,000 transactions of 10 inserts):
+/// `fetchPersistentChanges(since:)` on a journal of 1,000,000 asset entries (100,000 transactions of 10 inserts;
+/// 1,300,000 records with the 3 collections each transaction updates):
 /// the last 100 transactions (a client catching up: LibraryBenchmarks' workload), and the whole journal
 /// (a client starting from the oldest valid token).
 struct JournalReads {
@@ -51,7 +76,11 @@ struct JournalReads {
             let status = try library.historyStatus()
             oldest[engine] = status.oldestValidToken
             recent[engine] = try library.fetchPersistentChanges(since: status.oldestValidToken, options: .init(limit: status.transactionCount - 100)).endToken
-            precondition(recent[engine]!.sequence == status.currentToken.sequence - 100 && status.recordCount == 1_000_000)
+            // 1,300,000 records: each transaction's 10 asset inserts, and 3 collections it updates (Library,
+            // Recently Added, the Undated moment).
+            guard recent[engine]!.sequence == status.currentToken.sequence - 100, status.recordCount == 1_300_000 else {
+                throw FixtureError("\(engine): token \(recent[engine]!.sequence) of \(status.currentToken.sequence), \(status.recordCount) records")
+            }
         }
         var logs = [RoundLog("last 100 transactions"), RoundLog("whole journal")]
         for round in 0..<43 {
@@ -133,4 +162,9 @@ struct TrackedFetch {
         }
         logs.forEach { $0.print() }
     }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
