@@ -29,10 +29,13 @@ struct CommitThroughput {
             for (index, (size, metrics)) in [(1, one), (100, hundred)].enumerated() {
                 var times: [Engine: Duration] = [:]
                 for engine in Engine.order(round: round) {
-                    let (cpuBefore, serverBefore) = (CPUTime.process(), try PostgresServer.shared().cpuTime())
+                    // The server's reading (a scan of /proc) outside the window of this process's.
+                    let serverBefore = try PostgresServer.shared().cpuTime()
+                    let cpuBefore = CPUTime.process()
                     times[engine] = try timed { try Workloads.commitInserts(size, into: libraries[engine]!, counter: &counters[engine]!) }.1
+                    let cpuAfter = CPUTime.process()
                     guard round >= warmUp else { continue }
-                    clientCPU[engine]![index] += CPUTime.process() - cpuBefore
+                    clientCPU[engine]![index] += cpuAfter - cpuBefore
                     if engine == .postgres { serverCPU[index] += try PostgresServer.shared().cpuTime() - serverBefore }
                 }
                 guard round >= warmUp else { continue }
