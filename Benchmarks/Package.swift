@@ -32,6 +32,28 @@ let package = Package(
             path: "LibraryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The storage engines side by side (issue 15): SQLite and PostgreSQL in the same run.
+        .executableTarget(
+            name: "StorageBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PhotoLibrary", package: "photosync"),
+                "LibraryFixtures",
+                "PostgresFixtures",
+            ],
+            path: "StorageBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A PostgreSQL server of the benchmarks' own (initdb + pg_ctl, kept between runs) and libraries on it.
+        .target(
+            name: "PostgresFixtures",
+            dependencies: [
+                .product(name: "PhotoLibrary", package: "photosync"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "LibraryFixtures",
+            ],
+            path: "PostgresFixtures"
+        ),
         // Not a benchmark: a driver for callgrind (see LibraryProfile/main.swift).
         .executableTarget(
             name: "LibraryProfile",

@@ -69,9 +69,15 @@ public enum Fixtures {
 public enum Workloads {
     /// Commits one transaction of 100 asset inserts (referenced files, one creation date each).
     public static func commit100Inserts(_ library: PhotoLibrary, counter: inout Int) throws {
+        try commitInserts(100, into: library, counter: &counter)
+    }
+
+    /// Commits one transaction of `count` asset inserts (referenced files, one creation date each), numbered
+    /// from `counter` on.
+    public static func commitInserts(_ count: Int, into library: PhotoLibrary, counter: inout Int) throws {
         var next = counter
         try library.performChangesAndWait {
-            for _ in 0..<100 {
+            for _ in 0..<count {
                 next += 1
                 let hash = String(format: "%032x", next)
                 let request = AssetChangeRequest.creationRequestForAsset(
