@@ -19,7 +19,7 @@ import Testing
             "isHidden", "burstIdentifier", "representsBurst", "hasAdjustments", "uniformTypeIdentifier", "contentHash", "fileSize",
         ]
         for object in objects { #expect(Set(object.keys) == keys) }
-        let first = objects[0]
+        let first = try #require(objects.first)
         #expect(first["originalFilename"] as? String == "IMG_0102.jpg")
         #expect(first["creationDate"] as? String == "2024-07-14T18:02:10+02:00")
         #expect(first["mediaType"] as? String == "image")
