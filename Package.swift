@@ -226,7 +226,11 @@ let package = Package(
         .testTarget(
             name: "SyncWorkerTests",
             // photosync: the built daemon, run as a second mirror writer.
-            dependencies: ["SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "LibraryTestSupport", "photosync"],
+            dependencies: [
+                "SyncWorker", "PhotoLibrary", "MediaProbe", "SeededRandom", "LibraryTestSupport", "photosync",
+                // A private PostgreSQL cluster: the suites run on both engines.
+                "PostgresTestSupport",
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -25,7 +25,7 @@ final class WriterLease: Sendable {
     /// - Throws: ``SyncError/Kind/mirrorWriterBusy(holder:)`` when another writer still holds the lock after
     ///   `timeout` (at least ``MirrorWriterLock/probeGrace``) or when the task is cancelled meanwhile;
     ///   ``SyncError/Kind/library(_:)`` when the lock file can't be used.
-    func enter(libraryURL: URL, root: String, mode: String, timeout: Duration) async throws(SyncError) {
+    func enter(library: PhotoLibrary, root: String, mode: String, timeout: Duration) async throws(SyncError) {
         let deadline = ContinuousClock.now.advanced(by: max(timeout, MirrorWriterLock.probeGrace))
         var pause = Duration.milliseconds(10)
         while true {
@@ -34,7 +34,7 @@ final class WriterLease: Sendable {
                     state.passes += 1
                     return .none
                 }
-                switch try MirrorWriterLock.attempt(libraryURL: libraryURL, root: root, mode: mode) {
+                switch try MirrorWriterLock.attempt(library: library, root: root, mode: mode) {
                 case .acquired(let lock):
                     state.lock = lock
                     state.passes = 1
@@ -46,7 +46,7 @@ final class WriterLease: Sendable {
             }
             guard let holder else { return }
             if ContinuousClock.now >= deadline || Task.isCancelled {
-                throw MirrorWriterLock.busy(holder ?? MirrorWriterLock.currentHolder(libraryURL: libraryURL), libraryURL: libraryURL)
+                throw MirrorWriterLock.busy(holder ?? MirrorWriterLock.currentHolder(libraryURL: library.url), libraryURL: library.url)
             }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(100))
@@ -76,7 +76,7 @@ extension FolderMirror {
     /// - Throws: ``SyncError/Kind/mirrorWriterBusy(holder:)`` when another writer holds the library past
     ///   ``FolderMirrorOptions/mirrorWriterWait``.
     func beginWriting(mode: String) async throws(SyncError) {
-        try await writer.enter(libraryURL: library.url, root: root.path, mode: mode, timeout: options.mirrorWriterWait)
+        try await writer.enter(library: library, root: root.path, mode: mode, timeout: options.mirrorWriterWait)
     }
 
     /// Ends a pass started with ``beginWriting(mode:)``.

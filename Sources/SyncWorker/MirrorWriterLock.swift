@@ -13,11 +13,22 @@ import Glibc
 /// pass ever deletes. So there is one writer per library, whatever root each one mirrors: the daemon
 /// (`photosync watch`), a `photosync scan`, or an app embedding ``FolderMirror``.
 ///
-/// The lock is an advisory `flock(2)` on `daemon.lock` in the library directory. `flock` locks belong to an
-/// open file description, so two ``FolderMirror`` instances of one process exclude each other as two
-/// processes do, while the passes of one instance share its lock (its engine serialises them). The kernel
-/// releases the lock when the holder exits or is killed: a crash never leaves a stale lock. The file says who
-/// holds it (``Holder``), so that a refused writer can name the running one.
+/// The lock is an advisory `flock(2)` on `daemon.lock` in the library directory, and the library's client
+/// lock `photosync.sync.writer` (``PhotoLibrary/tryClientLock(_:)``), taken in that order and both held.
+/// The file says who holds the lock (``Holder``), so that a refused writer, `photosync status` and
+/// ``FolderMirror/sync()`` can name the running one, and excludes writers of builds that knew only the file;
+/// the client lock is what excludes writers on other machines when the library is on PostgreSQL — there it
+/// is an advisory lock of the database, where a `flock` on a directory several machines mount may not be
+/// seen by them all (on SQLite it is a second file lock beside the first: the database is a file of one
+/// machine). Both kinds belong to what opened them, so two ``FolderMirror`` instances of one process exclude
+/// each other as two processes do, while the passes of one instance share its lock (its engine serialises
+/// them). The kernel, and PostgreSQL when the holder's connection ends, release the locks when the holder
+/// exits or is killed: a crash never leaves a stale lock.
+///
+/// On PostgreSQL, who holds the lock is known from the file: on another machine than the holder's it can be
+/// read (a shared mount) but its `flock` may not show as held there, so ``currentHolder(libraryURL:)`` — a
+/// probe of the file — sees a writer of its own machine only; a writer refused by the database lock names
+/// the holder the file records.
 public final class MirrorWriterLock: Sendable {
     /// Who holds a library's mirror writer lock, as the holder wrote it.
     public struct Holder: Sendable, Codable, Hashable, CustomStringConvertible {
@@ -47,17 +58,22 @@ public final class MirrorWriterLock: Sendable {
 
     /// The lock file's name in the library directory (the name the daemon has always used).
     static let fileName = "daemon.lock"
+    /// The name of the library's client lock the writer holds (``PhotoLibrary/tryClientLock(_:)``).
+    static let clientLockName = "photosync.sync.writer"
 
     /// How long an attempt retries a lock held for an instant: a ``currentHolder(libraryURL:)`` probe holds
     /// it shared for a few microseconds.
     static let probeGrace: Duration = .milliseconds(250)
 
     private let descriptor: Int32
+    /// The library's client lock, held with the file's.
+    private let clientLock: ClientLock
     /// What this lock wrote about its holder.
     let holder: Holder
 
-    private init(descriptor: Int32, holder: Holder) {
+    private init(descriptor: Int32, clientLock: ClientLock, holder: Holder) {
         self.descriptor = descriptor
+        self.clientLock = clientLock
         self.holder = holder
     }
 
@@ -73,12 +89,13 @@ public final class MirrorWriterLock: Sendable {
         case held(Holder?)
     }
 
-    /// One non-blocking attempt to take the lock of the library at `libraryURL`.
+    /// One non-blocking attempt to take the lock of `library`.
     ///
     /// - Throws: ``SyncError/Kind/library(_:)`` with ``PhotoLibraryError/storageUnavailable(path:reason:)`` when
-    ///   the lock file can't be opened or locked for another reason than another holder.
-    static func attempt(libraryURL: URL, root: String, mode: String) throws(SyncError) -> Attempt {
-        let url = libraryURL.appending(path: fileName)
+    ///   the lock file can't be opened or locked for another reason than another holder, or the library's
+    ///   database can't be reached for its lock.
+    static func attempt(library: PhotoLibrary, root: String, mode: String) throws(SyncError) -> Attempt {
+        let url = library.url.appending(path: fileName)
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = "can't open the mirror writer lock: \(String(cString: strerror(errno)))"
@@ -93,13 +110,24 @@ public final class MirrorWriterLock: Sendable {
             }
             return .held(readHolder(at: url))
         }
+        let clientLock: ClientLock
+        do {
+            guard let lock = try library.tryClientLock(clientLockName) else {
+                close(descriptor)
+                return .held(readHolder(at: url))
+            }
+            clientLock = lock
+        } catch {
+            close(descriptor)
+            throw .library(error)
+        }
         let holder = Holder(pid: getpid(), root: root, mode: mode, since: Date())
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let data = (try? encoder.encode(holder)) ?? Data()
         _ = ftruncate(descriptor, 0)
         _ = data.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        return .acquired(MirrorWriterLock(descriptor: descriptor, holder: holder))
+        return .acquired(MirrorWriterLock(descriptor: descriptor, clientLock: clientLock, holder: holder))
     }
 
     static func busy(_ holder: Holder?, libraryURL: URL) -> SyncError {

@@ -1,7 +1,9 @@
 import ContentHash
 import Foundation
-import PhotoLibrary
+import PostgresTestSupport
 import Testing
+
+@_spi(Testing) @_spi(Experimental) import PhotoLibrary
 
 @testable import SyncWorker
 
@@ -23,20 +25,68 @@ enum Media {
     static func hash(_ bytes: [UInt8]) -> String { ContentHash.of(bytes).description }
 }
 
+/// The storage a test's library runs on: SQLite with its fast paths (a library's default), SQLite through
+/// the paths every engine takes (`PhotoLibrary.Options.sqliteFastPaths` off: the sync worker's generic reads
+/// of its mirror state), and PostgreSQL (a new database of the test cluster; the cluster not starting fails
+/// the test).
+enum LibraryEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case sqliteGeneric
+    case postgres
+
+    /// SQLite (fast paths) and PostgreSQL: suites whose SQL the model-based and mirror-state suites already
+    /// run on SQLite's generic paths.
+    static let both: [LibraryEngine] = [.sqlite, .postgres]
+
+    var testDescription: String { rawValue }
+
+    /// Library options taking this engine's paths.
+    func options(_ base: PhotoLibrary.Options = PhotoLibrary.Options()) -> PhotoLibrary.Options {
+        var options = base
+        options.sqliteFastPaths = self != .sqliteGeneric
+        return options
+    }
+
+    /// Opens a library on this engine, its directory at `directory` (on PostgreSQL, in `database`).
+    func open(_ directory: URL, database: URL?, options: PhotoLibrary.Options = PhotoLibrary.Options()) throws -> PhotoLibrary {
+        guard let database else { return try PhotoLibrary(url: directory, options: self.options(options)) }
+        return try PhotoLibrary(postgres: database, directory: directory, options: self.options(options))
+    }
+
+    /// A new database of the test cluster for a library on PostgreSQL; nil for SQLite.
+    func makeDatabase() throws -> URL? {
+        self == .postgres ? try PostgresCluster.shared().makeDatabase(prefix: "sync") : nil
+    }
+}
+
 /// A library and a folder to mirror, in a temporary directory removed at the end.
 final class Sandbox: Sendable {
     let base: URL
     let root: URL
     let library: PhotoLibrary
+    let engine: LibraryEngine
+    /// The library's PostgreSQL database (nil on SQLite).
+    let database: URL?
 
     /// - Parameters:
+    ///   - engine: what the library runs on.
     ///   - rootName: the mirrored folder's name.
     ///   - libraryInside: whether the library is kept inside the folder it mirrors (`ROOT/Library.photosync`).
-    init(rootName: String = "Photos", libraryInside: Bool = false) throws {
+    init(
+        engine: LibraryEngine = .sqlite, rootName: String = "Photos", libraryInside: Bool = false,
+        options: PhotoLibrary.Options = PhotoLibrary.Options()
+    ) throws {
         base = FileManager.default.temporaryDirectory.appending(path: "photosync-sync-\(UUID().uuidString)", directoryHint: .isDirectory)
         root = base.appending(path: rootName, directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        library = try PhotoLibrary(url: (libraryInside ? root : base).appending(path: "Library.photosync"))
+        self.engine = engine
+        database = try engine.makeDatabase()
+        library = try engine.open((libraryInside ? root : base).appending(path: "Library.photosync"), database: database, options: options)
+    }
+
+    /// Another handle on the same library, on the same engine (what another process opens).
+    func openAnother(options: PhotoLibrary.Options = PhotoLibrary.Options()) throws -> PhotoLibrary {
+        try engine.open(library.url, database: database, options: options)
     }
 
     deinit { try? FileManager.default.removeItem(at: base) }

@@ -30,8 +30,7 @@ extension ChangeSession {
     func finish() throws -> JournalTransaction? {
         if let firstError { throw firstError }
         try writePendingAssets()
-        // Clients' writes take GRDB's connection (``LibraryTransaction``'s API is SQLite's for now).
-        for write in clientWrites { try write(db.unmovedDatabase) }
+        for write in clientWrites { try write(db) }
         var afterAssets = try fetchAssetsAfter(reusingWritten: true)
         if try maintainBursts(afterAssets) {
             afterAssets = try fetchAssetsAfter(reusingWritten: false)

@@ -79,20 +79,20 @@ final class ChangeSession: @unchecked Sendable {
     /// library publishes it once the engine has committed the block, and never when it rolls back.
     var handOffEntry: JournalHandOff.Entry?
 
-    private var pendingClientWrites: [(Database) throws -> Void] = []
+    private var pendingClientWrites: [(any SQLConnection) throws -> Void] = []
     private var clientStateMarked = false
 
     /// Writes of the library's clients to their own tables (``LibraryTransaction/enqueue(_:)``), run when the
     /// block ends, once the assets they refer to are in the database. Bookkeeping: never journaled. Changing
     /// it from outside the block changes nothing (see ``admitsCaller()``).
-    var clientWrites: [(Database) throws -> Void] {
+    var clientWrites: [(any SQLConnection) throws -> Void] {
         get { pendingClientWrites }
         set { if admitsCaller() { pendingClientWrites = newValue } }
         _modify {
             if admitsCaller() {
                 yield &pendingClientWrites
             } else {
-                var discarded: [(Database) throws -> Void] = []
+                var discarded: [(any SQLConnection) throws -> Void] = []
                 yield &discarded
             }
         }

@@ -81,7 +81,7 @@ enum SmartAlbumRule {
         case .smartAlbumPanoramas: "asset.isHidden = 0 AND (asset.mediaSubtypes & 1) != 0"
         case .smartAlbumScreenshots: "asset.isHidden = 0 AND (asset.mediaSubtypes & 4) != 0"
         case .smartAlbumBursts: "asset.isHidden = 0 AND asset.burstIdentifier IS NOT NULL"
-        default: "0"
+        default: "1 = 0"  // No member; a bare 0 is no condition on PostgreSQL.
         }
     }
 

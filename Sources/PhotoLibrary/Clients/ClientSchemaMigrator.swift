@@ -5,12 +5,14 @@ import LibraryStorage
 /// Applies a client's series of migrations (``LibraryClientSchema``) inside the library's write
 /// transaction, recording the version reached in `library_client_schema` (Schema/0007_client_schema.sql).
 enum ClientSchemaMigrator {
-    /// Brings the client's tables to the series' newest version. Must run inside a write transaction: a
-    /// failure leaves nothing applied.
+    /// Brings the client's tables to the series' newest version, running each pending migration's SQL for
+    /// the connection's dialect. Must run inside a write transaction: a failure leaves nothing applied.
     ///
     /// - Returns: the versions applied now (empty when the library was up to date or adopted the tables).
     /// - Throws: ``PhotoLibraryError/clientSchemaTooNew(client:found:supported:)``,
-    ///   ``PhotoLibraryError/clientSchemaConflict(client:reason:)``, SQLite errors of the migrations.
+    ///   ``PhotoLibraryError/clientSchemaConflict(client:reason:)``,
+    ///   ``PhotoLibraryError/clientSchemaUnsupportedEngine(client:engine:migrations:)`` (checked before any
+    ///   migration runs), the engine's errors of the migrations.
     static func migrate(_ db: any SQLConnection, _ schema: LibraryClientSchema) throws -> [Int] {
         let recorded = try db.fetchValue(
             Int.self, sql: "SELECT version FROM library_client_schema WHERE client = ?", arguments: [schema.name])
@@ -22,7 +24,13 @@ enum ClientSchemaMigrator {
             version = adoption.version
         }
         let pending = schema.migrations.filter { $0.version > version }
-        for migration in pending { try db.execute(sql: migration.sql) }
+        let scripts = pending.compactMap { $0.sql(for: db.dialect) }
+        guard scripts.count == pending.count else {
+            throw PhotoLibraryError.clientSchemaUnsupportedEngine(
+                client: schema.name, engine: db.dialect.engineName,
+                migrations: pending.filter { $0.sql(for: db.dialect) == nil }.map(\.version))
+        }
+        for script in scripts { try db.execute(sql: script) }
         if recorded != schema.version, schema.version > 0 {
             try db.execute(
                 sql: """
@@ -56,5 +64,15 @@ enum ClientSchemaMigrator {
             "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = lower(?))"
         }
         return try db.fetchValue(Bool.self, sql: sql, arguments: [table]) ?? false
+    }
+}
+
+extension SQLDialect {
+    /// The engine's name, for messages.
+    var engineName: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        }
     }
 }

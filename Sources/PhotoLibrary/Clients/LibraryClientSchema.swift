@@ -1,3 +1,5 @@
+public import LibraryStorage
+
 /// The tables a client of the library keeps in the library's database, as a named, versioned series of
 /// migrations — the way a client (a sync worker, an importer, a server) owns state that must commit in the
 /// same transaction as the library changes it describes.
@@ -14,12 +16,21 @@
 /// core's tables by their `id` columns (row ids are never reused) and read their `localIdentifier`s; it must
 /// not write the core's tables (only change requests do).
 ///
+/// Each migration carries SQL per storage engine (``ClientMigration``): the library runs the one of its
+/// engine's dialect.
+///
 /// ```swift
 /// let schema = LibraryClientSchema(name: "com.example.tags", migrations: [
-///     ClientMigration(version: 1, name: "tags", sql: """
-///         CREATE TABLE example_tag (assetId INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
-///             tag TEXT NOT NULL, PRIMARY KEY (assetId, tag)) WITHOUT ROWID;
-///         """),
+///     ClientMigration(
+///         version: 1, name: "tags",
+///         sqlite: """
+///             CREATE TABLE example_tag (assetId INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+///                 tag TEXT NOT NULL, PRIMARY KEY (assetId, tag)) WITHOUT ROWID;
+///             """,
+///         postgres: """
+///             CREATE TABLE example_tag (assetId BIGINT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+///                 tag TEXT COLLATE "C" NOT NULL, PRIMARY KEY (assetId, tag));
+///             """),
 /// ])
 /// try library.attach(schema)
 /// ```
@@ -72,6 +83,9 @@ public struct LibraryClientSchema: Sendable, Hashable {
         if Set(migrations.map(\.version)).count != migrations.count {
             return "client schema \(name): two migrations have the same version"
         }
+        if let empty = migrations.first(where: { $0.sqliteSQL == nil && $0.postgresSQL == nil }) {
+            return "client schema \(name): migration \(empty.version) (\(empty.name)) has SQL for no engine"
+        }
         if let adoption {
             if adoption.tables.isEmpty { return "client schema \(name): an adoption names no table" }
             if !migrations.contains(where: { $0.version == adoption.version }) {
@@ -84,18 +98,49 @@ public struct LibraryClientSchema: Sendable, Hashable {
 
 /// One migration of a ``LibraryClientSchema``: SQL statements run once, in the library's migration
 /// transaction, when the client's recorded version is below ``version``.
+///
+/// A migration carries its SQL per storage engine, as each engine's dialect differs in its DDL (SQLite's
+/// `INTEGER PRIMARY KEY` and `WITHOUT ROWID`, PostgreSQL's identity columns and `COLLATE "C"`): the library
+/// runs the one of its own engine (``SQLConnection/dialect``). A client that supports one engine only gives
+/// that one's; attaching its series to a library on another engine is refused with
+/// ``PhotoLibraryError/clientSchemaUnsupportedEngine(client:engine:migrations:)``, changing nothing.
+///
+/// ```swift
+/// ClientMigration(
+///     version: 1, name: "tags",
+///     sqlite: "CREATE TABLE example_tag (assetId INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (assetId, tag)) WITHOUT ROWID",
+///     postgres: "CREATE TABLE example_tag (assetId BIGINT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (assetId, tag))")
+/// ```
 public struct ClientMigration: Sendable, Hashable {
     /// The migration's version: 1, 2, … (gaps are allowed; the order is by version).
     public let version: Int
     /// A name for messages and logs.
     public let name: String
-    /// The SQL: one or more statements, SQLite's dialect.
-    public let sql: String
+    /// The SQL for a library on SQLite: one or more statements, SQLite's dialect; nil when the migration has
+    /// none.
+    public let sqliteSQL: String?
+    /// The SQL for a library on PostgreSQL: one or more statements without parameters, PostgreSQL's
+    /// dialect; nil when the migration has none.
+    public let postgresSQL: String?
 
-    /// Makes a migration.
-    public init(version: Int, name: String, sql: String) {
+    /// Makes a migration with SQL for each engine the client supports (at least one: a migration with
+    /// neither is refused when its series is attached).
+    ///
+    /// - Parameters:
+    ///   - sqlite: the statements run on a library on SQLite.
+    ///   - postgres: the statements run on a library on PostgreSQL.
+    public init(version: Int, name: String, sqlite: String?, postgres: String?) {
         self.version = version
         self.name = name
-        self.sql = sql
+        self.sqliteSQL = sqlite
+        self.postgresSQL = postgres
+    }
+
+    /// The SQL to run on a library whose engine speaks `dialect`; nil when the migration has none for it.
+    public func sql(for dialect: SQLDialect) -> String? {
+        switch dialect {
+        case .sqlite: sqliteSQL
+        case .postgres: postgresSQL
+        }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
-public import GRDB
-import LibraryStorage
+public import LibraryStorage
 
 /// The transaction of the change block the caller runs in, as a client of the library writes its own
 /// tables (see ``LibraryClientSchema``) in it: they commit with the block's changes, or — when the block
@@ -25,9 +24,14 @@ import LibraryStorage
 /// }
 /// ```
 ///
-/// The steps and writes are handed GRDB's `Database`: this API is SQLite's for now. The block itself runs on
-/// the library's storage engine; the transaction hands its clients the SQLite connection under it
-/// (`unmovedDatabase`), which a library on another engine doesn't have.
+/// The steps, reads and queued writes are handed the block's connection of the library's storage engine
+/// (``SQLConnection``), on SQLite and on PostgreSQL alike: SQL written with `execute(sql:arguments:)` and the
+/// fetches of ``SQLConnection`` runs on both, where it is SQL both accept (`?` parameters, `INSERT … ON
+/// CONFLICT`); ``SQLConnection/dialect`` says which engine runs it where the SQL must differ. On SQLite,
+/// ``SQLConnection/sqliteDatabase`` is GRDB's `Database`, the door to SQLite's own fast paths (cached
+/// statements, the C API); it is nil on PostgreSQL — and on SQLite when the library's fast paths are off —
+/// so a fast path needs a twin written for every engine. The connection is valid only during the call it is
+/// handed to.
 public struct LibraryTransaction {
     let session: ChangeSession
 
@@ -49,23 +53,23 @@ public struct LibraryTransaction {
     ///
     /// Assets created in the block may not be in the database yet: to write rows that refer to them, use
     /// ``enqueue(_:)``.
-    public func perform(_ step: (Database) throws -> Void) {
+    public func perform(_ step: (any SQLConnection) throws -> Void) {
         let session = session
-        session.perform { try step(session.db.unmovedDatabase) }
+        session.perform { try step(session.db) }
     }
 
     /// Reads a value now, in the block's transaction (it sees the block's writes so far). An error fails the
     /// block, and `fallback` is returned — as it is when the block has failed already.
-    public func read<T>(default fallback: T, _ body: (Database) throws -> T?) -> T {
+    public func read<T>(default fallback: T, _ body: (any SQLConnection) throws -> T?) -> T {
         let session = session
-        return session.read({ try body(session.db.unmovedDatabase) }, default: fallback)
+        return session.read({ try body(session.db) }, default: fallback)
     }
 
     /// Queues `write` to run when the block ends, in the same transaction: after every asset the block creates
     /// or edits is written (so rows referring to them can be inserted), before the derived collections are
     /// maintained and the journal appended. Queued writes run in the order queued; an error fails the whole
     /// block, which then commits nothing.
-    public func enqueue(_ write: @escaping (Database) throws -> Void) {
+    public func enqueue(_ write: @escaping (any SQLConnection) throws -> Void) {
         session.clientWrites.append(write)
     }
 

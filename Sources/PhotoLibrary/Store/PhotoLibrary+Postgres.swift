@@ -12,8 +12,8 @@ extension PhotoLibrary {
     /// `PostgresEngine`); a commit wakes waiters of this process at once and those of other processes
     /// within ``Options/commitPollInterval``.
     ///
-    /// Experimental: the library's suites run on PostgreSQL in part (see the README); the client API
-    /// (`LibraryTransaction`'s writes) is SQLite's only.
+    /// Experimental: the library's suites run on PostgreSQL in part (see the README). Clients attach their
+    /// tables with the PostgreSQL SQL of their migrations (``ClientMigration/postgresSQL``).
     ///
     /// - Throws: ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the server can't be reached, the
     ///   database doesn't exist or the credentials are refused, or `directory` can't be created;

@@ -20,6 +20,9 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
     /// A client's tables are in a state its schema can't take over: some of the tables it adopts exist, others
     /// don't (``LibraryClientSchema/Adoption``). Nothing was changed.
     case clientSchemaConflict(client: String, reason: String)
+    /// A client's series has no SQL for the library's storage engine (`engine`: "SQLite" or "PostgreSQL") in
+    /// the migrations the library still needs (``ClientMigration/sql(for:)``). Nothing was changed.
+    case clientSchemaUnsupportedEngine(client: String, engine: String, migrations: [Int])
 
     // MARK: Objects and change requests
     /// No object with this identifier exists (never did, or was deleted).
@@ -85,6 +88,7 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .invalidPredicate: 9005
         case .clientSchemaTooNew: 9007
         case .clientSchemaConflict: 9008
+        case .clientSchemaUnsupportedEngine: 9009
         case .changeTokenFromAnotherLibrary: 9101
         case .changeTokenAheadOfLibrary: 9102
         case .undecodableChangeToken: 9103
@@ -133,6 +137,8 @@ public enum PhotoLibraryError: Error, Sendable, Equatable, CustomStringConvertib
         case .clientSchemaTooNew(let client, let found, let supported):
             "the tables of \(client) in this library were written by a newer \(client) (version \(found); this build knows up to \(supported)); they were left untouched"
         case .clientSchemaConflict(let client, let reason): "cannot attach \(client) to the library: \(reason); nothing was changed"
+        case .clientSchemaUnsupportedEngine(let client, let engine, let migrations):
+            "cannot attach \(client) to the library: its migration\(migrations.count == 1 ? "" : "s") \(migrations.map(String.init).joined(separator: ", ")) \(migrations.count == 1 ? "has" : "have") no SQL for \(engine), the library's storage engine; nothing was changed"
         case .objectNotFound(let id): "no object with identifier \(id)"
         case .indexOutOfRange(let index, let count): "index \(index) is out of range (count \(count))"
         case .duplicateMembership(let asset, let collection): "asset \(asset) is already in \(collection)"

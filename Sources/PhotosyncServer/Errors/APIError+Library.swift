@@ -25,7 +25,7 @@ extension APIError {
         case .notEnoughSpace:
             self.init(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), "unavailable", error.description)
         case .notALibrary, .corruptLibrary, .schemaTooNew, .storageUnavailable, .database, .persistentChangeDetailsUnavailable,
-            .clientSchemaTooNew, .clientSchemaConflict:
+            .clientSchemaTooNew, .clientSchemaConflict, .clientSchemaUnsupportedEngine:
             self.init(.serviceUnavailable, "unavailable", error.description)
         case .fileUnreadable, .notInChangeBlock:
             self.init(.internalServerError, "internal", error.description)

@@ -1,13 +1,14 @@
 public import Foundation
 import GRDB
+import LibraryStorage
 public import PhotoLibrary
 
 /// Records a sync worker's mirror state inside ``PhotoLibrary/performChanges(author:_:)``: the stat cache of
 /// a root's files, the albums and folders its directories became, its scans and sync cookies.
 ///
 /// Mirror state is the sync worker's own tables in the library (``SyncSchema``), written through the block's
-/// ``LibraryTransaction``: it commits in the same SQLite transaction as the asset and album changes of the
-/// block, so after a crash the library and its mirror state always agree. It is bookkeeping: it is never
+/// ``LibraryTransaction``: it commits in the same transaction as the asset and album changes of the block, on
+/// SQLite and on PostgreSQL, so after a crash the library and its mirror state always agree. It is bookkeeping: it is never
 /// journaled, and a block holding only mirror requests commits them without appending a transaction to the
 /// change history (no observer wakes, the change token stays).
 ///
@@ -27,8 +28,9 @@ public final class MirrorChangeRequest {
         let path = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         var id: Int64?
         transaction.perform { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO mirror_root (path) VALUES (?)", arguments: [path])
-            id = try Int64.fetchOne(db, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [path])
+            try db.execute(
+                sql: "INSERT INTO mirror_root (path) VALUES (?) ON CONFLICT (path) DO NOTHING", arguments: [path])
+            id = try db.fetchValue(Int64.self, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [path])
         }
         transaction.addAssetPathRoot(path, client: SyncSchema.clientName)
         rootID = id
@@ -43,7 +45,7 @@ public final class MirrorChangeRequest {
         transaction.removeAssetPathRoot(path, client: SyncSchema.clientName)
     }
 
-    private func write(_ body: @escaping (Database, Int64) throws -> Void) {
+    private func write(_ body: @escaping (any SQLConnection, Int64) throws -> Void) {
         guard let rootID else { return }
         transaction.enqueue { db in try body(db, rootID) }
     }
@@ -65,23 +67,26 @@ public final class MirrorChangeRequest {
             guard assetID != nil else { return }
         }
         write { db, root in
-            try db.cachedStatement(
+            try db.executeRepeated(
                 sql: """
-                    INSERT OR REPLACE INTO mirror_file (rootId, relativePath, device, inode, size, mtimeNs, ctimeNs, contentHash, assetId)
+                    INSERT INTO mirror_file (rootId, relativePath, device, inode, size, mtimeNs, ctimeNs, contentHash, assetId)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                root, relativePath, Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size, stamp.mtimeNs,
-                stamp.ctimeNs, contentHash, assetID,
-            ])
+                    ON CONFLICT (rootId, relativePath) DO UPDATE SET device = excluded.device, inode = excluded.inode,
+                        size = excluded.size, mtimeNs = excluded.mtimeNs, ctimeNs = excluded.ctimeNs,
+                        contentHash = excluded.contentHash, assetId = excluded.assetId
+                    """,
+                arguments: [
+                    root, relativePath, Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size,
+                    stamp.mtimeNs, stamp.ctimeNs, contentHash, assetID,
+                ])
         }
     }
 
     /// Forgets a file (its asset is not touched).
     public func removeFile(_ relativePath: String) {
         write { db, root in
-            try db.cachedStatement(sql: "DELETE FROM mirror_file WHERE rootId = ? AND relativePath = ?")
-                .execute(arguments: [root, relativePath])
+            try db.executeRepeated(
+                sql: "DELETE FROM mirror_file WHERE rootId = ? AND relativePath = ?", arguments: [root, relativePath])
         }
     }
 
@@ -97,22 +102,25 @@ public final class MirrorChangeRequest {
         let folderID = folder.flatMap(transaction.collectionListRowID(of:))
         if transaction.isFailed { return }
         write { db, root in
-            try db.cachedStatement(
+            try db.executeRepeated(
                 sql: """
-                    INSERT OR REPLACE INTO mirror_directory (rootId, relativePath, device, inode, albumId, folderId)
+                    INSERT INTO mirror_directory (rootId, relativePath, device, inode, albumId, folderId)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                root, relativePath, device.map { Int64(bitPattern: $0) }, inode.map { Int64(bitPattern: $0) }, albumID, folderID,
-            ])
+                    ON CONFLICT (rootId, relativePath) DO UPDATE SET device = excluded.device, inode = excluded.inode,
+                        albumId = excluded.albumId, folderId = excluded.folderId
+                    """,
+                arguments: [
+                    root, relativePath, device.map { Int64(bitPattern: $0) }, inode.map { Int64(bitPattern: $0) }, albumID,
+                    folderID,
+                ])
         }
     }
 
     /// Forgets a directory (its album and folder are not touched).
     public func removeDirectory(_ relativePath: String) {
         write { db, root in
-            try db.cachedStatement(sql: "DELETE FROM mirror_directory WHERE rootId = ? AND relativePath = ?")
-                .execute(arguments: [root, relativePath])
+            try db.executeRepeated(
+                sql: "DELETE FROM mirror_directory WHERE rootId = ? AND relativePath = ?", arguments: [root, relativePath])
         }
     }
 
@@ -138,7 +146,10 @@ public final class MirrorChangeRequest {
             let now = Date().timeIntervalSince1970
             try db.execute(sql: "UPDATE mirror_root SET lastSyncCookie = ? WHERE id = ?", arguments: [cookie, root])
             try db.execute(
-                sql: "INSERT OR REPLACE INTO mirror_sync_cookie (rootId, name, recordedAt) VALUES (?, ?, ?)",
+                sql: """
+                    INSERT INTO mirror_sync_cookie (rootId, name, recordedAt) VALUES (?, ?, ?)
+                    ON CONFLICT (rootId, name) DO UPDATE SET recordedAt = excluded.recordedAt
+                    """,
                 arguments: [root, cookie, now])
             try db.execute(
                 sql: "DELETE FROM mirror_sync_cookie WHERE rootId = ? AND recordedAt < ?",

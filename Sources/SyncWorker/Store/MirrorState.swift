@@ -75,8 +75,9 @@ public struct MirroredFile: Sendable, Hashable {
 /// One mirrored file as ``PhotoLibrary/forEachMirroredFile(root:_:)`` hands it over: a view of the
 /// database's current row, its content hash and asset identifier as UTF-8 bytes rather than strings.
 ///
-/// The byte buffers point into SQLite's row and are valid only during the call that receives the row:
-/// copy what you keep (``contentHash``, ``assetIdentifier`` and ``file`` make strings).
+/// The byte buffers point into the database's row (SQLite) or a copy of it (other engines) and are valid
+/// only during the call that receives the row: copy what you keep (``contentHash``, ``assetIdentifier`` and
+/// ``file`` make strings).
 public struct MirroredFileRow: ~Copyable {
     /// `/`-separated path relative to the root.
     public let relativePath: String

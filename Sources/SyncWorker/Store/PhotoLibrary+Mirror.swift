@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GRDBSQLite
+import LibraryStorage
 public import PhotoLibrary
 
 extension PhotoLibrary {
@@ -8,7 +8,7 @@ extension PhotoLibrary {
     ///
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func fetchMirrorRoots() throws(PhotoLibraryError) -> [MirrorRoot] {
-        try readMirror { db in try Row.fetchAll(db, sql: "SELECT * FROM mirror_root ORDER BY path").map(Self.mirrorRoot) }
+        try readMirror { db in try Self.fetchRoots(db, where: "TRUE") }
     }
 
     /// The root recorded for this absolute path, or nil.
@@ -16,9 +16,7 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     public func fetchMirrorRoot(path: String) throws(PhotoLibraryError) -> MirrorRoot? {
         let path = URL(fileURLWithPath: path).standardizedFileURL.path
-        return try readMirror { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM mirror_root WHERE path = ?", arguments: [path]).map(Self.mirrorRoot)
-        }
+        return try readMirror { db in try Self.fetchRoots(db, where: "path = ?", arguments: [path]).first }
     }
 
     /// Every file and directory recorded for a root, read in one consistent snapshot.
@@ -39,7 +37,9 @@ extension PhotoLibrary {
     /// - Throws: ``PhotoLibraryError`` when the database can't be read.
     /// - Complexity: O(*n*) in the root's files (a count over the primary key), without making a row.
     public func countMirroredFiles(root: MirrorRoot) throws(PhotoLibraryError) -> Int {
-        try readMirror { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [root.rowID]) ?? 0 }
+        try readMirror { db in
+            try db.fetchValue(Int.self, sql: "SELECT count(*) FROM mirror_file WHERE rootId = ?", arguments: [root.rowID]) ?? 0
+        }
     }
 
     /// Reads a root's mirror state in one consistent snapshot without building a list of its files: hands
@@ -66,16 +66,16 @@ extension PhotoLibrary {
     /// - Complexity: O(*d*) in the root's directories.
     public func fetchMirroredDirectories(root: MirrorRoot) throws(PhotoLibraryError) -> [MirroredDirectory] {
         try readMirror { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM mirror_root WHERE id = ?", arguments: [root.rowID]) != nil else {
+            guard try db.fetchValue(Int64.self, sql: "SELECT 1 FROM mirror_root WHERE id = ?", arguments: [root.rowID]) != nil else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
             return try Self.mirroredDirectories(db, rootID: root.rowID)
         }
     }
 
-    private static func mirroredDirectories(_ db: Database, rootID: Int64) throws -> [MirroredDirectory] {
-        try Row.fetchAll(
-            db,
+    private static func mirroredDirectories(_ db: any SQLConnection, rootID: Int64) throws -> [MirroredDirectory] {
+        var directories: [MirroredDirectory] = []
+        try db.forEachRow(
             sql: """
                 SELECT d.relativePath, d.device, d.inode, c.localIdentifier, l.localIdentifier
                 FROM mirror_directory d
@@ -83,60 +83,26 @@ extension PhotoLibrary {
                 LEFT JOIN collection_list l ON l.id = d.folderId
                 WHERE d.rootId = ? ORDER BY d.relativePath
                 """,
-            arguments: [rootID]
-        ).map { row in
-            MirroredDirectory(
-                relativePath: row[0], device: (row[1] as Int64?).map { UInt64(bitPattern: $0) },
-                inode: (row[2] as Int64?).map { UInt64(bitPattern: $0) }, albumIdentifier: row[3], folderIdentifier: row[4])
+            arguments: [rootID], cached: false
+        ) { columns in
+            directories.append(MirroredDirectory(
+                relativePath: columns.text(0), device: columns.optionalInt64(1).map { UInt64(bitPattern: $0) },
+                inode: columns.optionalInt64(2).map { UInt64(bitPattern: $0) }, albumIdentifier: columns.optionalText(3),
+                folderIdentifier: columns.optionalText(4)))
+            return true
         }
+        return directories
     }
 
     private func readMirrorState(
         root: MirrorRoot, _ body: (borrowing MirroredFileRow) -> Void
     ) throws(PhotoLibraryError) -> (root: MirrorRoot, directories: [MirroredDirectory]) {
         try readMirror { db in
-            guard let current = try Row.fetchOne(db, sql: "SELECT * FROM mirror_root WHERE id = ?", arguments: [root.rowID]) else {
+            guard let current = try Self.fetchRoots(db, where: "id = ?", arguments: [root.rowID]).first else {
                 throw PhotoLibraryError.objectNotFound(localIdentifier: "mirror root \(root.path)")
             }
-            let statement = try db.makeStatement(sql: """
-                SELECT f.relativePath, f.device, f.inode, f.size, f.mtimeNs, f.ctimeNs, f.contentHash, a.localIdentifier,
-                    a.filePath
-                FROM mirror_file f LEFT JOIN asset a ON a.id = f.assetId
-                WHERE f.rootId = ? ORDER BY f.relativePath
-                """)
-            // The cursor steps the statement; the columns of its current row are read through the C API.
-            let prefix = Array((current["path"] as String + "/").utf8)
-            let cursor = try Row.fetchCursor(statement, arguments: [root.rowID])
-            let sqlite = statement.sqliteStatement
-            func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
-                // sqlite3_column_text before sqlite3_column_bytes: the count is that of the text form.
-                guard let text = sqlite3_column_text(sqlite, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
-                return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(sqlite, column)))
-            }
-            while try cursor.next() != nil {
-                let path = bytes(0)
-                let row = MirroredFileRow(
-                    relativePath: String(decoding: path, as: UTF8.self),
-                    stamp: FileStamp(
-                        device: UInt64(bitPattern: sqlite3_column_int64(sqlite, 1)),
-                        inode: UInt64(bitPattern: sqlite3_column_int64(sqlite, 2)),
-                        size: sqlite3_column_int64(sqlite, 3), mtimeNs: sqlite3_column_int64(sqlite, 4),
-                        ctimeNs: sqlite3_column_int64(sqlite, 5)),
-                    contentHashUTF8: bytes(6),
-                    assetIdentifierUTF8: sqlite3_column_type(sqlite, 7) == SQLITE_NULL ? nil : bytes(7),
-                    assetReferencesFile: Self.isPath(bytes(8), prefix, path))
-                body(row)
-            }
-            return (Self.mirrorRoot(current), try Self.mirroredDirectories(db, rootID: root.rowID))
-        }
-    }
-
-    /// Whether `whole` is `prefix` followed by `path`, compared in place.
-    private static func isPath(_ whole: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard whole.count == prefix.count + path.count, let start = whole.baseAddress else { return false }
-        return prefix.withUnsafeBufferPointer { prefix in
-            memcmp(start, prefix.baseAddress!, prefix.count) == 0
-                && (path.isEmpty || memcmp(start + prefix.count, path.baseAddress!, path.count) == 0)
+            try MirroredFileReader(rootID: root.rowID, rootPath: current.path).forEachFile(db, body)
+            return (current, try Self.mirroredDirectories(db, rootID: root.rowID))
         }
     }
 
@@ -177,11 +143,27 @@ extension PhotoLibrary {
         try fetchCollections(albumIdentifiers: albumIdentifiers, folderIdentifiers: folderIdentifiers)
     }
 
-    static func mirrorRoot(_ row: Row) -> MirrorRoot {
+    /// The columns ``mirrorRoot(_:)`` reads, in its order.
+    private static let rootColumns = "id, path, device, lastScanStart, lastScanEnd, lastScanSummary, lastSyncCookie"
+
+    /// The recorded roots matching `condition` (SQL over `mirror_root`), by path.
+    static func fetchRoots(_ db: any SQLConnection, where condition: String, arguments: StatementArguments = []) throws -> [MirrorRoot] {
+        var roots: [MirrorRoot] = []
+        try db.forEachRow(
+            sql: "SELECT \(rootColumns) FROM mirror_root WHERE \(condition) ORDER BY path", arguments: arguments, cached: false
+        ) { columns in
+            roots.append(mirrorRoot(columns))
+            return true
+        }
+        return roots
+    }
+
+    /// A root from the columns of ``rootColumns``.
+    private static func mirrorRoot(_ columns: any SQLColumns) -> MirrorRoot {
         MirrorRoot(
-            path: row["path"], device: (row["device"] as Int64?).map { UInt64(bitPattern: $0) },
-            lastScanStart: (row["lastScanStart"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            lastScanEnd: (row["lastScanEnd"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            lastScanSummary: row["lastScanSummary"], lastSyncCookie: row["lastSyncCookie"], rowID: row["id"])
+            path: columns.text(1), device: columns.optionalInt64(2).map { UInt64(bitPattern: $0) },
+            lastScanStart: columns.optionalDouble(3).map(Date.init(timeIntervalSince1970:)),
+            lastScanEnd: columns.optionalDouble(4).map(Date.init(timeIntervalSince1970:)),
+            lastScanSummary: columns.optionalText(5), lastSyncCookie: columns.optionalText(6), rowID: columns.int64(0))
     }
 }

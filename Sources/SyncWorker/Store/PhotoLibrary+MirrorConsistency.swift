@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryStorage
 public import PhotoLibrary
 
 /// How a root's mirror records and the library's assets agree, in figures read from one snapshot
@@ -52,21 +53,23 @@ extension PhotoLibrary {
     public func mirrorConsistency(rootPath: String) throws(PhotoLibraryError) -> MirrorConsistency {
         let root = URL(fileURLWithPath: rootPath).standardizedFileURL.path
         return try readMirror { db in
-            let rootID = try Int64.fetchOne(db, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [root])
+            let rootID = try db.fetchValue(Int64.self, sql: "SELECT id FROM mirror_root WHERE path = ?", arguments: [root])
             var files = 0
             var matching = 0
             if let rootID {
                 // One pass over the root's records: each, and each whose asset references the record's file.
-                let row = try Row.fetchOne(
-                    db,
+                try db.forEachRow(
                     sql: """
                         SELECT count(*), count(a.id) FROM mirror_file f
                         LEFT JOIN asset a ON a.id = f.assetId AND a.filePath = ? || f.relativePath
                         WHERE f.rootId = ?
                         """,
-                    arguments: [Self.referencePrefix(root), rootID])
-                files = row?[0] ?? 0
-                matching = row?[1] ?? 0
+                    arguments: [Self.referencePrefix(root), rootID], cached: false
+                ) { columns in
+                    files = Int(columns.int64(0))
+                    matching = Int(columns.int64(1))
+                    return false
+                }
             }
             return MirrorConsistency(files: files, filesWithTheirAsset: matching, referencingAssets: try Self.countAssets(db, of: root))
         }
@@ -83,7 +86,7 @@ extension PhotoLibrary {
         return try readMirror { db in try Self.countAssets(db, of: root) }
     }
 
-    private static func countAssets(_ db: Database, of root: String) throws -> Int {
+    private static func countAssets(_ db: any SQLConnection, of root: String) throws -> Int {
         var assets = try countReferences(db, under: root)
         for nested in try nestedRoots(db, in: root) { assets -= try countReferences(db, under: nested) }
         return assets
@@ -101,19 +104,21 @@ extension PhotoLibrary {
         let prefix = Self.referencePrefix(root)
         return try readMirror { db in
             let nested = try Self.nestedRoots(db, in: root).map(Self.referencePrefix)
-            let rows = try Row.fetchCursor(
-                db,
+            var references: [FileReference] = []
+            try db.forEachRow(
                 sql: """
                     SELECT localIdentifier, filePath, contentHash FROM asset
                     WHERE filePath >= ? AND filePath < ? ORDER BY filePath, id
                     """,
-                arguments: [prefix, Self.referencePrefixEnd(root)])
-            var references: [FileReference] = []
-            while let row = try rows.next() {
-                let path: String = row[1]
-                if nested.contains(where: { path.hasPrefix($0) }) { continue }
-                references.append(FileReference(
-                    localIdentifier: row[0], relativePath: String(path.dropFirst(prefix.count)), contentHash: row[2]))
+                arguments: [prefix, Self.referencePrefixEnd(root)], cached: false
+            ) { columns in
+                let path = columns.text(1)
+                if !nested.contains(where: { path.hasPrefix($0) }) {
+                    references.append(FileReference(
+                        localIdentifier: columns.text(0), relativePath: String(path.dropFirst(prefix.count)),
+                        contentHash: columns.optionalText(2)))
+                }
+                return true
             }
             return references
         }
@@ -125,16 +130,16 @@ extension PhotoLibrary {
     /// The smallest string after every path starting with ``referencePrefix(_:)`` ('0' follows '/').
     private static func referencePrefixEnd(_ root: String) -> String { String(referencePrefix(root).dropLast()) + "0" }
 
-    private static func countReferences(_ db: Database, under root: String) throws -> Int {
-        try Int.fetchOne(
-            db, sql: "SELECT count(*) FROM asset WHERE filePath >= ? AND filePath < ?",
+    private static func countReferences(_ db: any SQLConnection, under root: String) throws -> Int {
+        try db.fetchValue(
+            Int.self, sql: "SELECT count(*) FROM asset WHERE filePath >= ? AND filePath < ?",
             arguments: [referencePrefix(root), referencePrefixEnd(root)]) ?? 0
     }
 
     /// The recorded roots inside `root`, outermost only.
-    private static func nestedRoots(_ db: Database, in root: String) throws -> [String] {
-        let inside = try String.fetchAll(
-            db, sql: "SELECT path FROM mirror_root WHERE path > ? AND path < ? ORDER BY path",
+    private static func nestedRoots(_ db: any SQLConnection, in root: String) throws -> [String] {
+        let inside = try db.fetchValues(
+            String.self, sql: "SELECT path FROM mirror_root WHERE path > ? AND path < ? ORDER BY path",
             arguments: [referencePrefix(root), referencePrefixEnd(root)])
         var outermost: [String] = []
         for path in inside where !outermost.contains(where: { path.hasPrefix(referencePrefix($0)) }) { outermost.append(path) }

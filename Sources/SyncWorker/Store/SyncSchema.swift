@@ -1,7 +1,8 @@
-import GRDB
+import LibraryStorage
 public import PhotoLibrary
 
-/// One numbered migration of `Schema/sync/`, embedded at build time by the EmbedSchema plugin.
+/// One numbered migration of `Schema/sync/` (SQLite) or `Schema/sync/postgres/` (PostgreSQL), embedded at
+/// build time by the EmbedSchema plugin.
 struct SchemaMigration: Sendable {
     let version: Int
     let name: String
@@ -9,7 +10,9 @@ struct SchemaMigration: Sendable {
 }
 
 /// The sync worker's tables in the library (its mirror state: roots, stat cache, directories, sync cookies),
-/// as a client series of the library: `Schema/sync/`, applied when the sync worker attaches to a library.
+/// as a client series of the library, applied when the sync worker attaches to a library: `Schema/sync/` on
+/// SQLite, `Schema/sync/postgres/` — the same versions, tables and columns in PostgreSQL's dialect — on
+/// PostgreSQL.
 public enum SyncSchema {
     /// The sync worker's name as a client of the library: its record in `library_client_schema`, and the
     /// owner of the roots of asset paths it registers (each mirrored folder).
@@ -18,9 +21,19 @@ public enum SyncSchema {
     /// The series. Migration 1 adopts the tables a library made before the mirror left the core already holds
     /// (there they were the core's migration 3, with the same definitions): every row is kept.
     public static let schema = LibraryClientSchema(
-        name: clientName,
-        migrations: embeddedSchemaMigrations.map { ClientMigration(version: $0.version, name: $0.name, sql: $0.sql) },
+        name: clientName, migrations: migrations(sqlite: embeddedSchemaMigrations, postgres: embeddedPostgresSchemaMigrations),
         adoption: .init(version: 1, tables: ["mirror_root", "mirror_sync_cookie", "mirror_file", "mirror_directory"]))
+
+    /// The series' migrations, each with its SQL for the engines that have a file of its version.
+    static func migrations(sqlite: [SchemaMigration], postgres: [SchemaMigration]) -> [ClientMigration] {
+        let versions = Set(sqlite.map(\.version)).union(postgres.map(\.version)).sorted()
+        return versions.map { version in
+            let lite = sqlite.first { $0.version == version }
+            let pg = postgres.first { $0.version == version }
+            return ClientMigration(
+                version: version, name: lite?.name ?? pg?.name ?? "", sqlite: lite?.sql, postgres: pg?.sql)
+        }
+    }
 }
 
 extension PhotoLibrary {
@@ -34,8 +47,8 @@ extension PhotoLibrary {
     }
 
     /// Attaches the sync worker's tables, then runs a read of them in one snapshot.
-    func readMirror<T>(_ body: (Database) throws -> T) throws(PhotoLibraryError) -> T {
+    func readMirror<T>(_ body: (any SQLConnection) throws -> T) throws(PhotoLibraryError) -> T {
         try attachSyncWorker()
-        return try readClientState { db in try body(db.unmovedDatabase) }
+        return try readClientState(body)
     }
 }
