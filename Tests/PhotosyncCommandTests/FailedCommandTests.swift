@@ -37,7 +37,8 @@ import Testing
     }
 
     /// A scan that fails after the library was created (a folder that exists but can't be listed) removes
-    /// the library it created; an existing library is kept.
+    /// the library it created; an existing library is kept. SQLite only: it is about the library's directory
+    /// and database file (a PostgreSQL library's tables stay, see `CommandRun.removeCreatedLibrary`).
     @Test func aScanThatFailsRemovesTheLibraryItCreated() throws {
         let user = try Unprivileged()
         defer { user.cleanUp() }

@@ -236,8 +236,9 @@ enum LibraryEngine: String, CaseIterable, Sendable, CustomTestStringConvertible 
     var testDescription: String { rawValue }
 
     /// The engines whose commits wake waiters of other processes by a notification (a waiting process with
-    /// `PHOTOSYNC_COMMIT_POLL_INTERVAL=off` is woken at once). PostgreSQL joins with LISTEN/NOTIFY (issue 15).
-    static let withCrossProcessWakeUps: [LibraryEngine] = [.sqlite]
+    /// `PHOTOSYNC_COMMIT_POLL_INTERVAL=off` is woken at once): SQLite through the file `.commits`, PostgreSQL
+    /// through LISTEN/NOTIFY.
+    static let withCrossProcessWakeUps: [LibraryEngine] = [.sqlite, .postgres]
 }
 
 extension PostgresCluster {

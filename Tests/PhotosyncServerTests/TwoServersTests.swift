@@ -11,7 +11,7 @@ import Testing
     /// While false, the servers keep their 1 s re-check (`PHOTOSYNC_COMMIT_POLL_INTERVAL`), which wakes them
     /// too; once true, the re-check is off and only the notification can answer the long-poll before its
     /// wait ends.
-    static let notificationsCrossProcesses = false
+    static let notificationsCrossProcesses = true
 
     /// A PostgreSQL library (a database of the tests' cluster and a files directory) and what the processes
     /// sharing it need in their environment.
