@@ -100,7 +100,7 @@ import Testing
     /// The waiter says (at debug level) when it starts waiting; the commit comes after that, so the wake-up
     /// is what the test sees. Its re-poll is off (`PHOTOSYNC_COMMIT_POLL_INTERVAL=off`): only the commit
     /// notification can wake it before its 60 s wait ends.
-    @Test(arguments: LibraryEngine.withCrossProcessWakeUps)
+    @Test(arguments: LibraryEngine.allCases)
     func changesWaitIsWokenByACommitFromAnotherProcess(engine: LibraryEngine) throws {
         let cli = try Photosync(engine)
         defer { cli.cleanUp() }

@@ -105,7 +105,7 @@ import Glibc
         #expect(try cli.run("scan", "--max-deletion-share", "2", folder.path).status == 2)
     }
 
-    @Test(arguments: LibraryEngine.withCrossProcessWakeUps)
+    @Test(arguments: LibraryEngine.allCases)
     func theDaemonMirrorsChangesAndWakesAWaitingClient(engine: LibraryEngine) throws {
         let cli = try Photosync(engine)
         let folder = try sampleFolder()

@@ -234,11 +234,6 @@ enum LibraryEngine: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case postgres
 
     var testDescription: String { rawValue }
-
-    /// The engines whose commits wake waiters of other processes by a notification (a waiting process with
-    /// `PHOTOSYNC_COMMIT_POLL_INTERVAL=off` is woken at once): SQLite through the file `.commits`, PostgreSQL
-    /// through LISTEN/NOTIFY.
-    static let withCrossProcessWakeUps: [LibraryEngine] = [.sqlite, .postgres]
 }
 
 extension PostgresCluster {

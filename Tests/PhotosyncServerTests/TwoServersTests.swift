@@ -5,14 +5,9 @@ import Testing
 
 /// Two `photosync serve` processes on one PostgreSQL library (issue 15): a client long-polling one, or
 /// following its event stream, is woken by a write made through the other, or by `photosync import` in a
-/// third process.
+/// third process. The servers' 1 s re-check is off (`PHOTOSYNC_COMMIT_POLL_INTERVAL=off`): only the commit's
+/// notification (LISTEN/NOTIFY) can answer the long-poll before its 50 s wait ends.
 @Suite struct TwoServersTests {
-    /// Whether another process's commit wakes a PostgreSQL library's waiters by a notification (LISTEN/NOTIFY).
-    /// While false, the servers keep their 1 s re-check (`PHOTOSYNC_COMMIT_POLL_INTERVAL`), which wakes them
-    /// too; once true, the re-check is off and only the notification can answer the long-poll before its
-    /// wait ends.
-    static let notificationsCrossProcesses = true
-
     /// A PostgreSQL library (a database of the tests' cluster and a files directory) and what the processes
     /// sharing it need in their environment.
     struct Library {
@@ -22,13 +17,12 @@ import Testing
         init() throws {
             directory = FileManager.default.temporaryDirectory.appending(path: "photosync-two-servers-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            var environment = [
+            environment = [
                 "PHOTOSYNC_LIBRARY": try PostgresCluster.shared().makeDatabase(prefix: "serve").absoluteString,
                 "PHOTOSYNC_LIBRARY_FILES": directory.appending(path: "files").path,
                 "PHOTOSYNC_LOG_LEVEL": "info",
+                "PHOTOSYNC_COMMIT_POLL_INTERVAL": "off",
             ]
-            if TwoServersTests.notificationsCrossProcesses { environment["PHOTOSYNC_COMMIT_POLL_INTERVAL"] = "off" }
-            self.environment = environment
         }
 
         /// Runs `photosync arguments…` on the library to its end.
