@@ -216,7 +216,10 @@ let package = Package(
 
         .testTarget(
             name: "PhotosyncCommandTests",
-            dependencies: ["photosync", "PhotosyncCommand", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "SchemaEmbedder", "SeededRandom"],
+            dependencies: [
+                "photosync", "PhotosyncCommand", "PhotosyncWire", "PhotoLibrary", "SyncWorker", "SchemaEmbedder", "SeededRandom",
+                "PostgresTestSupport",
+            ],
             exclude: ["Golden"],
             swiftSettings: strict
         ),

@@ -6,7 +6,7 @@ import SyncWorker
 /// A failed command: its exit status, the error code of its JSON report, and a message for people.
 struct CommandFailure: Error, CustomStringConvertible {
     let status: ExitStatus
-    /// `error`, `notFound`, `noLibrary`, `usage`, `tokenExpired` or `tokenInvalid` (the JSON report's `error`).
+    /// `error`, `notFound`, `noLibrary`, `unavailable`, `usage`, `tokenExpired` or `tokenInvalid` (the JSON report's `error`).
     let code: String
     let message: String
     /// For an expired token: the oldest token the library accepts.
@@ -62,8 +62,14 @@ struct CommandFailure: Error, CustomStringConvertible {
             return CommandFailure(.tokenInvalid, code: "tokenInvalid", error.description)
         case .objectNotFound:
             return CommandFailure(code: "notFound", error.description)
+        case .storageUnavailable(_, let reason) where reason.hasPrefix("invalid PostgreSQL URL"):
+            // PostgresStore's invalidURL, which the library reports as storage it can't use: a bad --library.
+            return CommandFailure(.usage, code: "usage", LibraryLocation.redacted(reason))
+        case .storageUnavailable:
+            // The disk or the database server: what a client retries later.
+            return CommandFailure(code: "unavailable", LibraryLocation.redacted(error.description))
         default:
-            return CommandFailure(error.description)
+            return CommandFailure(LibraryLocation.redacted(error.description))
         }
     }
 

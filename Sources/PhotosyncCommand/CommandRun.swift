@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PhotoLibrary
+@_spi(Experimental) import PhotoLibrary
 import Synchronization
 import SyncWorker
 
@@ -13,49 +13,93 @@ import SyncWorker
 final class CommandRun: Sendable {
     let options: GlobalOptions
     /// A library this run created (its directory, and whether the directory itself was new).
-    private let created = Mutex<(url: URL, newDirectory: Bool)?>(nil)
+    private let created = Mutex<(location: LibraryLocation, newDirectory: Bool)?>(nil)
 
     init(options: GlobalOptions) {
         self.options = options
     }
 
-    /// Whether a library exists where the options point.
-    var libraryExists: Bool {
-        FileManager.default.fileExists(atPath: options.libraryURL.appending(path: PhotoLibrary.databaseFileName).path)
+    /// Where the library is (`--library`, `--library-files`, the environment).
+    ///
+    /// - Throws: ``CommandFailure`` (usage): a PostgreSQL URL without its files directory, or one that can't be read.
+    func location() throws -> LibraryLocation {
+        try options.libraryLocation()
+    }
+
+    /// Whether a library exists where the options point: a SQLite library's database file, or a PostgreSQL
+    /// database holding a library's tables (read without creating anything).
+    ///
+    /// - Throws: ``CommandFailure``: the location can't be read (usage), or the PostgreSQL server can't be
+    ///   reached or refuses the credentials (`unavailable`).
+    func libraryExists() throws -> Bool {
+        switch try location() {
+        case .sqlite(let url):
+            return FileManager.default.fileExists(atPath: url.appending(path: PhotoLibrary.databaseFileName).path)
+        case .postgres(let url, _):
+            do { return try PhotoLibrary.postgresLibraryExists(at: url) } catch { throw CommandFailure.from(error) }
+        }
     }
 
     /// Opens the library that must exist.
     ///
-    /// - Throws: ``CommandFailure`` `noLibrary` naming the path and `photosync init` when there is none.
+    /// - Throws: ``CommandFailure`` `noLibrary` naming the location (a URL without its password) and
+    ///   `photosync init` when there is none.
     func openExistingLibrary() throws -> PhotoLibrary {
-        let url = options.libraryURL
-        guard libraryExists else {
+        let location = try location()
+        guard try libraryExists() else { throw noLibrary(location) }
+        return try open(location, create: false)
+    }
+
+    /// The failure of a command that needs a library where there is none.
+    func noLibrary(_ location: LibraryLocation) -> CommandFailure {
+        switch location {
+        case .sqlite(let url):
             let flag = options.library == nil ? "" : " --library \(url.path)"
-            throw CommandFailure(code: "noLibrary", "no library at \(url.path); create one with `photosync init\(flag)`")
+            return CommandFailure(code: "noLibrary", "no library at \(url.path); create one with `photosync init\(flag)`")
+        case .postgres:
+            let flag = (options.library == nil ? "" : " --library \(location.shown)")
+                + (options.libraryFiles == nil ? "" : " --library-files \(location.filesDirectory.path)")
+            return CommandFailure(
+                code: "noLibrary", "no library in the PostgreSQL database \(location.shown); create one with `photosync init\(flag)`")
         }
-        return try open(url, create: false)
     }
 
     /// Opens the library, creating it when it doesn't exist; a library created here is removed again if the
     /// command fails.
     func openOrCreateLibrary() throws -> PhotoLibrary {
-        let url = options.libraryURL
-        let manager = FileManager.default
-        let existed = manager.fileExists(atPath: url.path)
-        let hadDatabase = manager.fileExists(atPath: url.appending(path: PhotoLibrary.databaseFileName).path)
-        let library = try open(url, create: true)
-        if !hadDatabase { created.withLock { $0 = (library.url, !existed) } }
-        return library
+        let location = try location()
+        switch location {
+        case .sqlite(let url):
+            let manager = FileManager.default
+            let existed = manager.fileExists(atPath: url.path)
+            let hadDatabase = try libraryExists()
+            let library = try open(location, create: true)
+            if !hadDatabase { created.withLock { $0 = (location, !existed) } }
+            return library
+        case .postgres:
+            let hadLibrary = try libraryExists()
+            let library = try open(location, create: true, creating: !hadLibrary)
+            if !hadLibrary { created.withLock { $0 = (location, false) } }
+            return library
+        }
     }
 
     /// Whether this run created the library it opened.
     var createdLibrary: Bool { created.withLock { $0 != nil } }
 
-    private func open(_ url: URL, create: Bool) throws -> PhotoLibrary {
+    private func open(_ location: LibraryLocation, create: Bool, creating: Bool = false) throws -> PhotoLibrary {
         var libraryOptions = PhotoLibrary.Options(createIfNeeded: create)
         libraryOptions.commitPollInterval = try Self.commitPollInterval(ProcessInfo.processInfo.environment)
         do {
-            let library = try PhotoLibrary(url: url, options: libraryOptions)
+            let library: PhotoLibrary
+            switch location {
+            case .sqlite(let url):
+                library = try PhotoLibrary(url: url, options: libraryOptions)
+            case .postgres(let url, let files):
+                try LibraryFilesDirectory.check(files, creating: creating, location: location)
+                library = try PhotoLibrary(postgres: url, directory: files, options: libraryOptions)
+                try LibraryFilesDirectory.claim(files, identity: library.identity, location: location)
+            }
             // The sync worker's tables, before anything reads them — `path` in a predicate reads the roots
             // the sync worker registered (a library of an earlier build gets them registered now).
             try library.attachSyncWorker()
@@ -83,9 +127,10 @@ final class CommandRun: Sendable {
     }
 
     /// Removes a library this run created, if nothing was committed to it and no other process mirrors
-    /// into it meanwhile.
+    /// into it meanwhile. A PostgreSQL library's tables stay (an empty library): another process may have
+    /// opened them since, and dropping tables under it is not safe.
     func removeCreatedLibrary() {
-        guard let (url, newDirectory) = created.withLock({ $0 }) else { return }
+        guard let (location, newDirectory) = created.withLock({ $0 }), case .sqlite(let url) = location else { return }
         if MirrorWriterLock.currentHolder(libraryURL: url) != nil { return }
         if let library = try? PhotoLibrary(url: url, options: .init(createIfNeeded: false)),
             (try? library.historyStatus().currentToken.sequence) != 0

@@ -32,6 +32,20 @@ enum FolderArgument {
         }
     }
 
+    /// Checks that `folder` neither holds a PostgreSQL library's files directory nor lies in it: its originals
+    /// would be mirrored as photos of their own (a SQLite library in the tree is recognised by its database
+    /// and left out by the mirror; a files directory has none).
+    ///
+    /// - Throws: ``CommandFailure`` (exit code 1) naming both, before anything is opened or changed.
+    static func checkOutsideLibraryFiles(_ folder: URL, location: LibraryLocation) throws {
+        guard case .postgres(_, let files) = location else { return }
+        let filesPath = files.resolvingSymlinksInPath().path
+        if filesPath == folder.path || filesPath.hasPrefix(folder.path + "/") || folder.path.hasPrefix(filesPath + "/") {
+            throw CommandFailure(
+                "\(folder.path) and the library's files directory \(filesPath) (--library-files) are nested: keep the library's files outside the folders it mirrors; nothing was changed")
+        }
+    }
+
     /// The folder `watch` follows when none is given: the one folder the library mirrors.
     ///
     /// - Throws: ``CommandFailure``: the library mirrors no folder, or several.

@@ -7,9 +7,14 @@ import PhotoLibrary
 /// these options wherever they are, and each subcommand receives the root's values.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The library directory (default: $PHOTOSYNC_LIBRARY, else $XDG_DATA_HOME/photosync/Library.photosync).",
-        valueName: "path"))
+        "The library directory, or a PostgreSQL library's postgres://USER:PASSWORD@HOST:PORT/DATABASE URL (default: $PHOTOSYNC_LIBRARY, else $XDG_DATA_HOME/photosync/Library.photosync).",
+        valueName: "path|url"))
     var library: String?
+
+    @Option(name: .customLong("library-files"), help: ArgumentHelp(
+        "A PostgreSQL library's files directory (originals, renditions): required with a postgres:// library, the same for every process sharing it (default: $PHOTOSYNC_LIBRARY_FILES).",
+        valueName: "dir"))
+    var libraryFiles: String?
 
     @Flag(name: .long, help: "Machine-readable output: JSON (JSON Lines for lists); errors as JSON on stderr.")
     var json = false
@@ -22,13 +27,16 @@ struct GlobalOptions: ParsableArguments {
 
     func validate() throws {
         if verbose && quiet { throw ValidationError("use --verbose or --quiet, not both") }
-        if let library, library.isEmpty { throw ValidationError("--library needs a path") }
+        if let library, library.isEmpty { throw ValidationError("--library needs a path or a postgres:// URL") }
+        if let libraryFiles, libraryFiles.isEmpty { throw ValidationError("--library-files needs a directory") }
     }
 
-    /// The library's location: `--library`, else ``PhotoLibrary/defaultURL`` (the one rule, documented there).
-    var libraryURL: URL {
-        if let library { return URL(fileURLWithPath: library).standardizedFileURL }
-        return PhotoLibrary.defaultURL
+    /// The library's location: `--library`, else `$PHOTOSYNC_LIBRARY`, else ``PhotoLibrary/defaultURL`` (the one
+    /// rule, documented there); a `postgres://` URL with `--library-files` (else `$PHOTOSYNC_LIBRARY_FILES`).
+    ///
+    /// - Throws: ``CommandFailure`` (usage), as ``LibraryLocation/resolve(library:libraryFiles:environment:)``.
+    func libraryLocation() throws -> LibraryLocation {
+        try LibraryLocation.resolve(library: library, libraryFiles: libraryFiles, environment: ProcessInfo.processInfo.environment)
     }
 
     /// Prints a progress or summary line to stderr unless `--quiet`.

@@ -14,7 +14,14 @@ public struct Photosync: AsyncParsableCommand {
             ~/.local/share/photosync/Library.photosync (PhotoLibrary.defaultURL). Only `init`, `import`, `scan` \
             and `watch` create a library, and only when they succeed; the other commands need one.
 
-            The global options (--library, --json, --verbose, --quiet) may come before or after the command.
+            A library can also live in PostgreSQL, shared by processes on several machines: --library \
+            postgres://USER:PASSWORD@HOST:PORT/DATABASE (or $PHOTOSYNC_LIBRARY) with --library-files DIR (or \
+            $PHOTOSYNC_LIBRARY_FILES), the directory of its originals and renditions, which every process \
+            sharing the library must see at the same path. $PGPASSWORD supplies a password the URL leaves out \
+            (a password on the command line is visible to other users' ps). No message shows the password.
+
+            The global options (--library, --library-files, --json, --verbose, --quiet) may come before or after \
+            the command.
 
             Exit codes: 0 success; 1 error; 2 usage; 3 change token expired (resynchronise); 4 change token \
             not valid for this library; 5 a scan left out files it could not read (the rest is mirrored).

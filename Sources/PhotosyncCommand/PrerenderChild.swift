@@ -30,6 +30,8 @@ struct PrerenderChild {
     static let stopTimeout: Duration = .seconds(30)
 
     let arguments: [String]
+    /// Variables set in the child's environment, over this process's.
+    var environment: [String: String] = [:]
 
     /// Runs the child to its end. Cancelling the calling task sends it SIGTERM and waits for it to exit (it
     /// stops at once: renders under way are cancelled, and a rendition being written is finished).
@@ -38,7 +40,7 @@ struct PrerenderChild {
         process.executableURL = Self.executable
         // The child stops when this process is gone, however it went (``ParentLifeline``).
         process.arguments = arguments + [ParentLifeline.option]
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(self.environment) { _, new in new }
         // One libvips thread per render: with one render at a time, the pre-render takes at most one core.
         if environment["VIPS_CONCURRENCY"] == nil { environment["VIPS_CONCURRENCY"] = "1" }
         process.environment = environment

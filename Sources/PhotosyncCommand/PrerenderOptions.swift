@@ -13,7 +13,7 @@ struct PrerenderOptions: ParsableArguments {
     var sizes = ThumbnailSizeList(ImageManager.standardRenditionSizes)
 
     /// The daemon's scheduler, or nil with `--no-prerender`.
-    func scheduler(library: PhotoLibrary, logger: Logger) -> PrerenderScheduler? {
-        noPrerender ? nil : PrerenderScheduler(library: library, settings: .init(sizes: sizes.sizes), logger: logger)
+    func scheduler(library: PhotoLibrary, location: LibraryLocation, logger: Logger) -> PrerenderScheduler? {
+        noPrerender ? nil : PrerenderScheduler(library: library, location: location, settings: .init(sizes: sizes.sizes), logger: logger)
     }
 }

@@ -35,13 +35,17 @@ final class PrerenderScheduler: Sendable {
     }
 
     private let library: PhotoLibrary
+    /// Where the child finds the library (a PostgreSQL URL goes through its environment, never its arguments,
+    /// which other users' `ps` shows).
+    private let location: LibraryLocation
     private let settings: Settings
     private let logger: Logger
     private let state = Mutex(State())
     private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    init(library: PhotoLibrary, settings: Settings, logger: Logger) {
+    init(library: PhotoLibrary, location: LibraryLocation, settings: Settings, logger: Logger) {
         self.library = library
+        self.location = location
         self.settings = settings
         self.logger = logger
     }
@@ -110,12 +114,19 @@ final class PrerenderScheduler: Sendable {
         }
         let upTo = try? library.currentChangeToken
         var arguments = [
-            "thumbnails", "--library", library.url.path, "--sizes", ThumbnailSizeList(settings.sizes.map(\.size)).defaultValueDescription,
+            "thumbnails", "--sizes", ThumbnailSizeList(settings.sizes.map(\.size)).defaultValueDescription,
             "--jobs", "1", "--background", "--json",
         ]
+        var environment: [String: String] = [:]
+        switch location {
+        case .sqlite(let url):
+            arguments += ["--library", url.path]
+        case .postgres(let url, let files):
+            environment = ["PHOTOSYNC_LIBRARY": url.absoluteString, "PHOTOSYNC_LIBRARY_FILES": files.path]
+        }
         if let since { arguments += ["--since", since.stringValue] }
         logger.debug("pre-rendering \(since == nil ? "every asset" : "the assets added or changed")")
-        let outcome = await PrerenderChild(arguments: arguments).run()
+        let outcome = await PrerenderChild(arguments: arguments, environment: environment).run()
         record(outcome, upTo: upTo)
     }
 

@@ -37,6 +37,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures(options) { run in
             let root = try FolderArgument.resolve(directory)
+            try FolderArgument.checkOutsideLibraryFiles(root, location: try run.location())
             let library = try run.openOrCreateLibrary()
             try FolderArgument.checkNotNested(root, in: library)
             let logger = CommandLogging.logger(label: "photosync.scan", options: options)

@@ -51,7 +51,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let library = try run.openExistingLibrary()
             let logger = CommandLogging.logger(label: "photosync.serve", options: options)
-            let app = try serving.application(library: library, address: listen, option: "--listen", metrics: ServerMetrics(), logger: logger)
+            let app = try serving.application(
+                library: library, location: try run.location(), address: listen, option: "--listen", metrics: ServerMetrics(), logger: logger)
             try await Self.runUntilSignalled([app], logger: CommandLogging.lifecycleLogger(options: options))
         }
     }
@@ -109,7 +110,9 @@ struct ServeOptions: ParsableArguments {
 
     /// The server on `address`: its keys read, its options checked (keys required beyond loopback: a usage
     /// error), and a log line once it listens.
-    func application(library: PhotoLibrary, address: String, option: String, metrics: ServerMetrics, logger: Logger) throws -> any Service {
+    func application(
+        library: PhotoLibrary, location: LibraryLocation, address: String, option: String, metrics: ServerMetrics, logger: Logger
+    ) throws -> any Service {
         let (host, port) = try Self.address(address, option: option)
         var keys: [APIKey]?
         if let authFile {
@@ -121,7 +124,7 @@ struct ServeOptions: ParsableArguments {
         do {
             return try buildApplication(library: library, options: serverOptions, metrics: metrics, logger: logger) { bound in
                 let shown = host.contains(":") ? "[\(host)]" : host
-                logger.info("serving \(library.url.path) on http://\(shown):\(bound) (\(access))")
+                logger.info("serving \(location.shown) on http://\(shown):\(bound) (\(access))")
             }
         } catch let problem as ServerOptions.Problem {
             throw CommandFailure(.usage, code: "usage", problem.description)

@@ -11,6 +11,7 @@ enum SyncBarrier {
     ///   another folder), the daemon did not reach the barrier within a minute, or the scan failed.
     static func apply(folder: String, library: PhotoLibrary, options: GlobalOptions) async throws {
         let root = try FolderArgument.resolve(folder)
+        try FolderArgument.checkOutsideLibraryFiles(root, location: try options.libraryLocation())
         try FolderArgument.checkNotNested(root, in: library)
         do {
             if let holder = MirrorWriterLock.currentHolder(libraryURL: library.url) {

@@ -61,7 +61,9 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures(options) { run in
+            let location = try run.location()
             let (library, root) = try openLibraryAndFolder(run)
+            try FolderArgument.checkOutsideLibraryFiles(root, location: location)
             try FolderArgument.checkNotNested(root, in: library)
             let logger = CommandLogging.logger(label: "photosync.watch", options: options)
             var mirrorOptions = mirror.mirrorOptions(logger: logger)
@@ -71,14 +73,15 @@ struct WatchCommand: AsyncParsableCommand {
             let reporter = ProgressReporter.forCommand(options, logger: logger)
             let watchLog = try WatchLog(library: library, logger: logger)
             let failure = Mutex<SyncError?>(nil)
-            let prerenderer = prerender.scheduler(library: library, logger: logger)
+            let prerenderer = prerender.scheduler(library: library, location: location, logger: logger)
             let metrics = ServerMetrics()
             var services: [any Service] = []
             if let serve {
-                services.append(try serving.application(library: library, address: serve, option: "--serve", metrics: metrics, logger: logger))
+                services.append(try serving.application(
+                    library: library, location: location, address: serve, option: "--serve", metrics: metrics, logger: logger))
                 metrics.watchStarted(token: try library.currentChangeToken)
             }
-            logger.info("watching \(root.path) into \(library.url.path) (pid \(getpid()))")
+            logger.info("watching \(root.path) into \(location.shown) (pid \(getpid()))")
             let service = MirrorService {
                 do throws(SyncError) {
                     try await folderMirror.watch(progress: {
@@ -109,11 +112,12 @@ struct WatchCommand: AsyncParsableCommand {
     private func openLibraryAndFolder(_ run: CommandRun) throws -> (PhotoLibrary, URL) {
         if let directory {
             let root = try FolderArgument.resolve(directory)
+            try FolderArgument.checkOutsideLibraryFiles(root, location: try run.location())
             return (try run.openOrCreateLibrary(), root)
         }
-        guard run.libraryExists else {
+        guard try run.libraryExists() else {
             throw CommandFailure(
-                .usage, code: "usage", "name the folder to watch: photosync watch DIR (there is no library at \(options.libraryURL.path) yet)")
+                .usage, code: "usage", "name the folder to watch: photosync watch DIR (there is no library at \(try run.location().shown) yet)")
         }
         let library = try run.openExistingLibrary()
         return (library, try FolderArgument.onlyMirroredFolder(of: library))

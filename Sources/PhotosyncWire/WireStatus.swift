@@ -5,7 +5,13 @@ public import SyncWorker
 extension Wire {
     /// What a library holds, its history, its mirrored folders and its daemon (`photosync status --json`).
     public struct Status: Sendable, Hashable, Codable {
+        /// Where the library is: its directory, or a PostgreSQL library's URL without its password.
         public var library: String
+        /// The storage engine: `sqlite` or `postgres` (nil in what earlier versions wrote: `sqlite`).
+        @Nullable public var engine: String?
+        /// The directory of the library's files (originals, renditions): a SQLite library's own directory,
+        /// a PostgreSQL library's `--library-files` (nil in what earlier versions wrote).
+        @Nullable public var files: String?
         public var identity: String
         public var counts: Counts
         public var history: HistorySummary
@@ -18,9 +24,11 @@ extension Wire {
         /// A value with these fields.
         public init(
             library: String, identity: String, counts: Counts, history: HistorySummary, mirrors: [Mirror], watcher: Watcher?,
-            prerender: Prerender? = nil
+            prerender: Prerender? = nil, engine: String? = nil, files: String? = nil
         ) {
             self.library = library
+            self.engine = engine
+            self.files = files
             self.identity = identity
             self.counts = counts
             self.history = history

@@ -3,8 +3,9 @@ import Testing
 
 /// `photosync changes` says where changed objects are and which properties changed.
 @Suite struct ChangesTests {
-    @Test func changesShowPathsAndChangedProperties() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func changesShowPathsAndChangedProperties(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
@@ -46,8 +47,9 @@ import Testing
     }
 
     /// `watch --verbose` logs each committed change with its path.
-    @Test func theDaemonLogsChangesWithPathsWhenVerbose() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func theDaemonLogsChangesWithPathsWhenVerbose(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try DaemonTests.Daemon(cli, folder: folder, extra: ["--verbose"])

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @Suite struct CommandLineTests {
-    @Test func importListsAssetsInTheJSONContract() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func importListsAssetsInTheJSONContract(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         let imported = try cli.run("import", Photosync.samples.path, "--json")
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -18,7 +19,7 @@ import Testing
             "isHidden", "burstIdentifier", "representsBurst", "hasAdjustments", "uniformTypeIdentifier", "contentHash", "fileSize",
         ]
         for object in objects { #expect(Set(object.keys) == keys) }
-        let first = objects[0]
+        let first = try #require(objects.first)
         #expect(first["originalFilename"] as? String == "IMG_0102.jpg")
         #expect(first["creationDate"] as? String == "2024-07-14T18:02:10+02:00")
         #expect(first["mediaType"] as? String == "image")
@@ -35,10 +36,16 @@ import Testing
         let id = try #require(first["localIdentifier"] as? String)
         #expect(try cli.run("show", id, "--json").json()["localIdentifier"] as? String == id)
         #expect(try cli.run("duplicates", "--json").stdout.isEmpty)
+        // Albums: the smart album of the whole library holds the six.
+        let albums = try cli.run("albums", "--json")
+        #expect(albums.status == 0, "\(albums.stderr)")
+        let library = try albums.jsonLines().first { $0["assetCollectionSubtype"] as? String == "smartAlbumUserLibrary" }
+        #expect(library?["estimatedAssetCount"] as? Int == 6, "\(albums.stdout)")
     }
 
-    @Test func tokensAndChangesFollowTheContract() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func tokensAndChangesFollowTheContract(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("init")
         let start = try #require(try cli.run("token", "--json").json()["token"] as? String)
@@ -58,8 +65,9 @@ import Testing
         #expect(try cli.run("changes", "--since", start, "--exclude-author", "photosync-import", "--json").json()["changes"].map { ($0 as? [Any])?.count } == 0)
     }
 
-    @Test func exitCodesAreDocumented() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func exitCodesAreDocumented(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("init")
         let start = try cli.token()
@@ -68,7 +76,7 @@ import Testing
         #expect(garbage.status == 4)
         #expect(garbage.stdout.isEmpty)
         #expect(try garbage.errorReport()["error"] as? String == "tokenInvalid")
-        let other = Photosync()
+        let other = try Photosync(engine)
         defer { other.cleanUp() }
         try other.run("init")
         #expect(try cli.run("changes", "--since", try other.token()).status == 4)
@@ -92,8 +100,9 @@ import Testing
     /// The waiter says (at debug level) when it starts waiting; the commit comes after that, so the wake-up
     /// is what the test sees. Its re-poll is off (`PHOTOSYNC_COMMIT_POLL_INTERVAL=off`): only the commit
     /// notification can wake it before its 60 s wait ends.
-    @Test func changesWaitIsWokenByACommitFromAnotherProcess() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func changesWaitIsWokenByACommitFromAnotherProcess(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("init")
         let token = try cli.token()

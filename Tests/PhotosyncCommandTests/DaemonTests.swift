@@ -18,7 +18,7 @@ import Glibc
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process = Process()
             process.executableURL = Photosync.binary
-            process.arguments = Photosync.placingLibrary(cli.library.path, in: ["watch", folder.path] + extra)
+            process.arguments = Photosync.placingLibrary(cli.libraryArgument, in: ["watch", folder.path] + extra)
             process.environment = cli.environment([:])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
@@ -49,8 +49,9 @@ import Glibc
         return [:]
     }
 
-    @Test func scanMirrorsAFolderAndASecondScanReadsNothing() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func scanMirrorsAFolderAndASecondScanReadsNothing(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let first = try cli.run("scan", folder.path, "--json")
@@ -83,8 +84,9 @@ import Glibc
         #expect(plain.stdout.contains("2 moved"), "\(plain.stdout)")
     }
 
-    @Test func scanOfAMissingFolderFailsAndDeletesNothing() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func scanOfAMissingFolderFailsAndDeletesNothing(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
@@ -103,8 +105,9 @@ import Glibc
         #expect(try cli.run("scan", "--max-deletion-share", "2", folder.path).status == 2)
     }
 
-    @Test func theDaemonMirrorsChangesAndWakesAWaitingClient() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func theDaemonMirrorsChangesAndWakesAWaitingClient(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")
@@ -165,8 +168,9 @@ import Glibc
         #expect(try cli.run("scan", folder.path).status == 0)
     }
 
-    @Test func syncWithoutADaemonRunsAScan() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func syncWithoutADaemonRunsAScan(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")

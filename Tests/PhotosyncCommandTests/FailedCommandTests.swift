@@ -3,8 +3,9 @@ import Testing
 
 /// Issue 11, item 5: a command creates a library only when it succeeds at what it was asked.
 @Suite struct FailedCommandTests {
-    @Test func aMirrorOrImportOfAMissingFolderCreatesNoLibrary() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aMirrorOrImportOfAMissingFolderCreatesNoLibrary(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         let missing = cli.directory.appending(path: "no-such-folder").path
         let file = cli.directory.appending(path: "a-file")
@@ -13,29 +14,31 @@ import Testing
             let result = try cli.run(arguments)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("nothing was changed"), "\(arguments): \(result.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: cli.library.path), "\(arguments) created \(cli.library.path)")
+            #expect(try !cli.libraryExists, "\(arguments) created \(cli.shownLibrary)")
         }
     }
 
-    @Test(arguments: [
+    /// On PostgreSQL: a database without a library's tables, named by its URL without the password.
+    @Test(arguments: LibraryEngine.allCases, [
         ["token"], ["changes", "--since", "UFNDVAFszRmb1ztEcJDuWCcscmzPAAAAAAAAAAAAAAAAAAAAAGBXris"], ["assets"], ["albums"],
-        ["show", "x"], ["duplicates"], ["history"], ["status"],
+        ["show", "x"], ["duplicates"], ["history"], ["status"], ["serve", "--listen", "127.0.0.1:0"], ["thumbnails"],
     ])
-    func aReadOnlyCommandOnAMissingLibraryNamesThePathAndInit(arguments: [String]) throws {
-        let cli = Photosync()
+    func aReadOnlyCommandOnAMissingLibraryNamesThePathAndInit(engine: LibraryEngine, arguments: [String]) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         let result = try cli.run(arguments)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains(cli.library.path), "\(result.stderr)")
+        #expect(result.stderr.contains(cli.shownLibrary), "\(result.stderr)")
         #expect(result.stderr.contains("photosync init"), "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: cli.library.path))
+        #expect(try !cli.libraryExists)
         let json = try cli.run(arguments + ["--json"])
         #expect(try json.errorReport()["error"] as? String == "noLibrary")
-        #expect(!FileManager.default.fileExists(atPath: cli.library.path))
+        #expect(try !cli.libraryExists)
     }
 
     /// A scan that fails after the library was created (a folder that exists but can't be listed) removes
-    /// the library it created; an existing library is kept.
+    /// the library it created; an existing library is kept. SQLite only: it is about the library's directory
+    /// and database file (a PostgreSQL library's tables stay, see `CommandRun.removeCreatedLibrary`).
     @Test func aScanThatFailsRemovesTheLibraryItCreated() throws {
         let user = try Unprivileged()
         defer { user.cleanUp() }

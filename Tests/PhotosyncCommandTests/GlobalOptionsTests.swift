@@ -26,6 +26,8 @@ import Testing
         #expect(token.status == 0 && token.trimmed.count == 55)
     }
 
+    /// SQLite only: the default location is a SQLite library's directory (a PostgreSQL library is always
+    /// named, by `--library` or `$PHOTOSYNC_LIBRARY`; PostgresCommandTests covers both).
     @Test func withoutLibraryTheCommandsUsePhotoLibraryDefaultURL() throws {
         let cli = Photosync()
         defer { cli.cleanUp() }

@@ -3,8 +3,9 @@ import Testing
 
 /// `photosync history`: the retained transactions, and what an expiry removed.
 @Suite struct HistoryTests {
-    @Test func historyListsTheRetainedTransactions() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func historyListsTheRetainedTransactions(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("import", Photosync.samples.appending(path: "Family").path)
         try cli.run("import", Photosync.samples.appending(path: "Holidays").path)
@@ -23,8 +24,9 @@ import Testing
         #expect(try cli.run("history", "--limit", "1", "--json").json()["hasMore"] as? Bool == true)
     }
 
-    @Test func anExpirySaysHowManyTransactionsItRemovedAndTheFiguresAgree() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func anExpirySaysHowManyTransactionsItRemovedAndTheFiguresAgree(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("import", Photosync.samples.appending(path: "Family").path)
         let first = try cli.token()

@@ -4,6 +4,7 @@ import Testing
 /// A library whose mirror state was the core's, made by main's `photosync` before the mirror moved to
 /// SyncWorker (Tests/SyncWorkerTests/Fixtures/upgrade): the first command run on it finds mirrored assets by
 /// `path` and lists the mirrored folder — the sync worker's tables are attached when the command opens it.
+/// SQLite only: the fixture is a SQLite library of an earlier build (no PostgreSQL library predates the mirror's move).
 @Suite struct MirrorUpgradeCommandTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appending(path: "../SyncWorkerTests/Fixtures/upgrade").standardizedFileURL

@@ -76,8 +76,9 @@ import Glibc
         #expect(try user.run(["scan", folder.path]).status == 0)
     }
 
-    @Test func importEndsWithASummary() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func importEndsWithASummary(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         let imported = try cli.run("import", Photosync.samples.path)
         #expect(imported.status == 0)
@@ -88,8 +89,9 @@ import Glibc
         #expect(again.lines[0].contains("0 files imported, 6 skipped"), "\(again.stdout)")
     }
 
-    @Test func showPrintsCleanText() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func showPrintsCleanText(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("import", Photosync.samples.path)
         let id = try #require(try cli.run("assets", "--json", "--where", "originalFilename == \"IMG_2001.jpg\"").jsonLines().first?["localIdentifier"] as? String)

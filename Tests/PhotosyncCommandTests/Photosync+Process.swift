@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -50,20 +51,63 @@ struct Photosync {
 
     /// The temporary directory of this instance: its library, and its home.
     let directory: URL
+    /// A SQLite library's directory; a PostgreSQL library's files directory.
     let library: URL
+    let engine: LibraryEngine
+    /// What `--library` says: the SQLite library's path, or the PostgreSQL database's URL (with its password).
+    let libraryArgument: String
 
+    /// A SQLite library in a temporary directory.
     init() {
-        directory = FileManager.default.temporaryDirectory.appending(path: "photosync-cli-\(UUID().uuidString)")
-        library = directory.appending(path: "Library.photosync")
+        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-cli-\(UUID().uuidString)")
+        let library = directory.appending(path: "Library.photosync")
+        self.init(directory: directory, library: library, engine: .sqlite, libraryArgument: library.path)
+    }
+
+    /// A library on `engine`: a SQLite library in a temporary directory, or a new, empty PostgreSQL database of
+    /// the tests' cluster (``PostgresCluster``) with its files directory in the temporary directory. A
+    /// cluster that can't start fails the test.
+    init(_ engine: LibraryEngine) throws {
+        guard engine == .postgres else {
+            self.init()
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-cli-\(UUID().uuidString)")
+        let url = try PostgresCluster.shared().makeDatabase(prefix: "cli")
+        self.init(directory: directory, library: directory.appending(path: "files"), engine: .postgres, libraryArgument: url.absoluteString)
+    }
+
+    private init(directory: URL, library: URL, engine: LibraryEngine, libraryArgument: String) {
+        self.directory = directory
+        self.library = library
+        self.engine = engine
+        self.libraryArgument = libraryArgument
         try? FileManager.default.createDirectory(at: directory.appending(path: "home"), withIntermediateDirectories: true)
     }
+
+    /// Where messages and JSON say the library is: its path, or its URL with `***` for the password.
+    var shownLibrary: String {
+        engine == .sqlite ? library.path : libraryArgument.replacingOccurrences(of: ":\(PostgresCluster.testPassword)@", with: ":***@")
+    }
+
+    /// Whether the library exists: its database file, or its tables in the PostgreSQL database (psql).
+    var libraryExists: Bool {
+        get throws {
+            guard engine == .postgres else { return FileManager.default.fileExists(atPath: library.path) }
+            let database = try #require(URL(string: libraryArgument)).lastPathComponent
+            let answer = try PostgresCluster.shared().runSQL("SELECT to_regclass('photosync_schema_migration') IS NOT NULL", database: database)
+            return answer.trimmingCharacters(in: .whitespacesAndNewlines) == "t"
+        }
+    }
+
 
     /// The environment of the child: a temporary home, and the given overrides.
     func environment(_ extra: [String: String], unset: [String] = []) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = directory.appending(path: "home").path
         environment["XDG_DATA_HOME"] = directory.appending(path: "home/.local/share").path
-        environment["PHOTOSYNC_LIBRARY"] = library.path
+        environment["PHOTOSYNC_LIBRARY"] = libraryArgument
+        if engine == .postgres { environment["PHOTOSYNC_LIBRARY_FILES"] = library.path }
         environment["COLUMNS"] = "100"
         environment.removeValue(forKey: "PHOTOSYNC_LOG_LEVEL")
         environment.merge(extra) { _, new in new }
@@ -78,7 +122,7 @@ struct Photosync {
     ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = withLibrary ? Self.placingLibrary(library.path, in: arguments) : arguments
+        process.arguments = withLibrary ? Self.placingLibrary(libraryArgument, in: arguments) : arguments
         process.environment = environment(extra, unset: unset)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -107,6 +151,9 @@ struct Photosync {
         let stdout = Collector(out), stderr = Collector(err)
         let result = (stdout.finish(), stderr.finish())
         process.waitUntilExit()
+        // Whatever the command, no output ever shows the database's password.
+        #expect(!result.0.contains(PostgresCluster.testPassword) && !result.1.contains(PostgresCluster.testPassword),
+                "photosync \(arguments) printed the password: \(result.0)\(result.1)")
         return Result(status: process.terminationStatus, stdout: result.0, stderr: result.1)
     }
 
@@ -179,4 +226,17 @@ func sampleFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-folder-\(UUID().uuidString)")
     try FileManager.default.copyItem(at: Photosync.samples, to: folder)
     return folder
+}
+
+/// The storage engines the command suite runs on.
+enum LibraryEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+extension PostgresCluster {
+    /// The password of the tests' cluster, which no output of photosync may show.
+    static var testPassword: String { "photosync-test-password" }
 }

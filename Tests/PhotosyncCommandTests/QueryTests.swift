@@ -5,8 +5,8 @@ import Testing
 /// for JSON fields and predicate keys, one way of writing dates.
 @Suite struct QueryTests {
     /// A library mirroring a copy of the samples.
-    static func mirroredSamples() throws -> (Photosync, URL) {
-        let cli = Photosync()
+    static func mirroredSamples(_ engine: LibraryEngine) throws -> (Photosync, URL) {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         let scan = try cli.run("scan", folder.path)
         #expect(scan.status == 0, "\(scan.stderr)")
@@ -17,8 +17,9 @@ import Testing
         try result.jsonLines().compactMap { $0["path"] as? String }.sorted()
     }
 
-    @Test func assetsOfAnAlbumByIdentifierOrDirectory() throws {
-        let (cli, folder) = try Self.mirroredSamples()
+    @Test(arguments: LibraryEngine.allCases)
+    func assetsOfAnAlbumByIdentifierOrDirectory(engine: LibraryEngine) throws {
+        let (cli, folder) = try Self.mirroredSamples(engine)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let beach = ["Holidays/Beach/IMG_0101.jpg", "Holidays/Beach/IMG_0102.jpg"]
         #expect(try Self.paths(cli.run("assets", "--album", "Holidays/Beach", "--json")) == beach)
@@ -37,8 +38,9 @@ import Testing
         #expect(try unknown.errorReport()["error"] as? String == "notFound")
     }
 
-    @Test func thePathKeySelectsAndSortsMirroredAssets() throws {
-        let (cli, folder) = try Self.mirroredSamples()
+    @Test(arguments: LibraryEngine.allCases)
+    func thePathKeySelectsAndSortsMirroredAssets(engine: LibraryEngine) throws {
+        let (cli, folder) = try Self.mirroredSamples(engine)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let holidays = try cli.run("assets", "--where", "path BEGINSWITH \"Holidays/\"", "--json")
         #expect(holidays.status == 0, "\(holidays.stderr)")
@@ -49,15 +51,16 @@ import Testing
         // Imported (copied) originals have no path.
         try cli.run("import", Photosync.samples.appending(path: "Family").path)
         #expect(try cli.run("assets", "--where", "path == nil").lines.count == 0)  // same content: skipped
-        let other = Photosync()
+        let other = try Photosync(engine)
         defer { other.cleanUp() }
         try other.run("import", Photosync.samples.path)
         #expect(try other.run("assets", "--where", "path == nil").lines.count == 6)
         #expect(try other.run("assets", "--where", "path != nil").lines.count == 0)
     }
 
-    @Test func showFindsAnAssetByIdentifierPrefixOrPath() throws {
-        let (cli, folder) = try Self.mirroredSamples()
+    @Test(arguments: LibraryEngine.allCases)
+    func showFindsAnAssetByIdentifierPrefixOrPath(engine: LibraryEngine) throws {
+        let (cli, folder) = try Self.mirroredSamples(engine)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let asset = try #require(try cli.run("assets", "--where", "path == \"Family/IMG_2001.jpg\"", "--json").jsonLines().first)
         let id = try #require(asset["localIdentifier"] as? String)
@@ -74,8 +77,9 @@ import Testing
 
     /// Every field of the asset JSON is a predicate key of the same name; the names of earlier versions
     /// (`filename`, `id`) are accepted in predicates.
-    @Test func jsonFieldsAndPredicateKeysShareNames() throws {
-        let (cli, folder) = try Self.mirroredSamples()
+    @Test(arguments: LibraryEngine.allCases)
+    func jsonFieldsAndPredicateKeysShareNames(engine: LibraryEngine) throws {
+        let (cli, folder) = try Self.mirroredSamples(engine)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let asset = try #require(try cli.run("assets", "--json", "--where", "path == \"Family/IMG_2001.jpg\"").jsonLines().first)
         for field in asset.keys.sorted() {
@@ -91,8 +95,9 @@ import Testing
     }
 
     /// The same date is written the same way by `assets`, `show` and `--json`: in the capture's own offset.
-    @Test func datesAreWrittenOneWayEverywhere() throws {
-        let (cli, folder) = try Self.mirroredSamples()
+    @Test(arguments: LibraryEngine.allCases)
+    func datesAreWrittenOneWayEverywhere(engine: LibraryEngine) throws {
+        let (cli, folder) = try Self.mirroredSamples(engine)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let json = try #require(try cli.run("assets", "--json", "--where", "path == \"Holidays/Beach/IMG_0102.jpg\"").jsonLines().first)
         let date = try #require(json["creationDate"] as? String)

@@ -51,7 +51,7 @@ import Testing
             counts: Wire.Counts(assets: 6, albums: 4, moments: 5, topLevelCollections: 3), history: WireTests.historySummary,
             mirrors: [Wire.Mirror(path: "/home/me/Pictures", lastScanStart: timestamp("2026-11-24T09:00:36Z"), lastScanEnd: timestamp("2026-11-24T09:00:37.5Z"), lastScan: scan)],
             watcher: Wire.Watcher(pid: 4242, mode: "watch", root: "/home/me/Pictures", since: timestamp("2026-11-24T08:00:00+01:00")),
-            prerender: prerender)),
+            prerender: prerender, engine: "sqlite", files: "/home/me/.local/share/photosync/Library.photosync")),
         ("prerender", prerender),
         ("thumbnail", Wire.Thumbnail(
             localIdentifier: "8A5D595F-EBBF-43EF-9BC0-E0196F23FCA8/L0/001", path: "Holidays/Beach/IMG_0102.jpg",
