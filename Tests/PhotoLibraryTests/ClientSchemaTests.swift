@@ -236,9 +236,9 @@ struct ClientSchemaTests {
         #expect(try Self.runs(test.library) == [1])
     }
 
-    // SQLite only: another handle's commit reaches the waiter through the commit notification file; on
-    // PostgreSQL other handles wake by polling (commitPollInterval) until LISTEN/NOTIFY lands, and this test
-    // switches polling off.
+    // SQLite only: the other handle opens the library's file (the notification file wakes the waiter). On
+    // PostgreSQL the same wake-up, through LISTEN/NOTIFY, is PostgresCommitWakeTests'
+    // clientStateWakesTheOtherMachine.
     @Test("A block that only writes client tables keeps the token; clientStateDidChange wakes a waiter in another handle", arguments: StoragePaths.sqlite)
     func clientStateWakesWaiters(paths: StoragePaths) async throws {
         let options: PhotoLibrary.Options = {

@@ -182,9 +182,8 @@ func coreSeriesVersions() -> [Int] {
     return versions
 }
 
-/// Applies `Schema/sync/postgres/` (the sync worker's series in PostgreSQL's dialect, which `PostgresStore`
-/// does not apply: the sync worker does not run on PostgreSQL yet) in the order of its versions, each file as
-/// one script. It must be the same series as `Schema/sync/`: as many migrations, the same versions.
+/// Applies `Schema/sync/postgres/` (the sync worker's series in PostgreSQL's dialect, which the library applies
+/// when the sync worker attaches, not `PostgresStore`) in the order of its versions, each file as one script. It must be the same series as `Schema/sync/`: as many migrations, the same versions.
 func applySyncSeries(_ connection: PostgresConnection) async throws {
     let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "../../Schema/sync").standardizedFileURL
     let postgres = try FileManager.default.contentsOfDirectory(atPath: schema.appending(path: "postgres").path)
