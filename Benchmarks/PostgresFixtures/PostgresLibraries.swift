@@ -2,7 +2,7 @@
 import Foundation
 import GRDB
 import LibraryFixtures
-@_spi(Benchmarks) @_spi(Experimental) public import PhotoLibrary
+@_spi(Benchmarks) public import PhotoLibrary
 
 /// PostgreSQL libraries for the benchmarks, in the server's cluster (``PostgresServer``).
 public enum PostgresLibraries {

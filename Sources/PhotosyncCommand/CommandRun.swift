@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-@_spi(Experimental) import PhotoLibrary
+import PhotoLibrary
 import Synchronization
 import SyncWorker
 

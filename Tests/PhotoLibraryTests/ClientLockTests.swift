@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Experimental) @testable import PhotoLibrary
+@testable import PhotoLibrary
 
 /// A client's lock across every process using the library (``PhotoLibrary/tryClientLock(_:)``): a file lock
 /// on SQLite, an advisory lock of the database on PostgreSQL.

@@ -4,7 +4,7 @@ import PostgresTestSupport
 import SeededRandom
 import Synchronization
 import Testing
-@_spi(Experimental) @testable import PhotoLibrary
+@testable import PhotoLibrary
 
 /// Commit hints through PostgreSQL's `LISTEN`/`NOTIFY`: handles that share only the database (each its own
 /// directory, as on two machines, so the notification file can't wake them) and never re-check by themselves

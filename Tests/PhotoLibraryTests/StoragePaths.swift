@@ -1,7 +1,7 @@
 import Foundation
 import PostgresTestSupport
 import Testing
-@_spi(Testing) @_spi(Experimental) @testable import PhotoLibrary
+@_spi(Testing) @testable import PhotoLibrary
 
 /// The ways a library's SQL runs: on SQLite with its fast paths (what a library does by default), on SQLite
 /// through the paths every storage engine takes (`PhotoLibrary.Options.sqliteFastPaths` off), and on

@@ -1,7 +1,7 @@
 import Foundation
 import LibraryTestSupport
 import SeededRandom
-@_spi(Experimental) @testable import PhotoLibrary
+@testable import PhotoLibrary
 
 /// A temporary directory removed when the test ends.
 final class TemporaryDirectory {

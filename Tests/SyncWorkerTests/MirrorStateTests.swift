@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-@_spi(Experimental) @testable import PhotoLibrary
+@testable import PhotoLibrary
 import SeededRandom
 import Synchronization
 import Testing

@@ -3,7 +3,7 @@ import Foundation
 import PostgresTestSupport
 import Testing
 
-@_spi(Testing) @_spi(Experimental) import PhotoLibrary
+@_spi(Testing) import PhotoLibrary
 
 @testable import SyncWorker
 

@@ -13,13 +13,14 @@ extension PhotoLibrary {
     /// any machine, through PostgreSQL's `LISTEN`/`NOTIFY` (each handle with waiters or observers holds one
     /// listening connection more), with ``Options/commitPollInterval`` as the safety net.
     ///
-    /// Experimental: the library's suites run on PostgreSQL in part (see the README). Clients attach their
-    /// tables with the PostgreSQL SQL of their migrations (``ClientMigration/postgresSQL``).
+    /// The same API, semantics and guarantees as a library in SQLite; the library's, the client API's and the
+    /// sync worker's suites run on both engines. Commits cost more than on SQLite (a round trip per
+    /// statement: see the README's benchmarks). Clients attach their tables with the PostgreSQL SQL of their
+    /// migrations (``ClientMigration/postgresSQL``).
     ///
     /// - Throws: ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the server can't be reached, the
     ///   database doesn't exist or the credentials are refused, or `directory` can't be created;
     ///   ``PhotoLibraryError/schemaTooNew(found:supported:)`` for a database a newer photosync migrated.
-    @_spi(Experimental)
     public convenience init(postgres url: URL, directory: URL, options: Options = Options()) throws(PhotoLibraryError) {
         let directory = directory.standardizedFileURL
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {

@@ -8,7 +8,6 @@ extension PhotoLibrary {
     ///
     /// - Throws: ``PhotoLibraryError/storageUnavailable(path:reason:)`` when the server can't be reached, the
     ///   database doesn't exist or the credentials are refused (the path never shows the password).
-    @_spi(Experimental)
     public static func postgresLibraryExists(at url: URL) throws(PhotoLibraryError) -> Bool {
         do { return try PostgresStore.holdsSchema(url: url) } catch { throw map(error) }
     }

@@ -11,7 +11,7 @@
 // kept in that PostgreSQL database (what another machine sharing it opens).
 import Foundation
 import LibraryTestSupport
-@_spi(Experimental) import PhotoLibrary
+import PhotoLibrary
 
 func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let arguments = CommandLine.arguments
