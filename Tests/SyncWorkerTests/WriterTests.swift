@@ -121,22 +121,29 @@ struct WriterTests {
     func replacedWithinTheWindow(engine: LibraryEngine) async throws {
         let box = try Sandbox(engine: engine)
         box.write("other.jpg", Media.jpeg(99))
-        let mirror = try box.mirror()  // settle 1 s
+        // A settle window of 3 s, for steps 0.6 s apart: a loaded machine (a full test run) may oversleep a
+        // step by over a second, which would take the replacement out of a 1 s window.
+        let settle = Duration.seconds(3)
+        let mirror = try box.mirror { $0.settleInterval = settle }
         try await whileWatching(mirror) {
             try await mirror.sync()
             let token = try box.library.currentChangeToken
             try FileManager.default.createDirectory(at: box.root.appending(path: "New"), withIntermediateDirectories: true)
             try await Task.sleep(for: .milliseconds(600))  // the folder settles before the file does
             box.write("New/a.jpg", Media.jpeg(1))
+            let written = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(600))
             box.write("New/.a.jpg.swp", Media.jpeg(2))  // an editor's temporary file: hidden, ignored
             box.move("New/.a.jpg.swp", "New/a.jpg")
+            let replacedAfter = ContinuousClock.now - written
             let committed = try await eventually { try box.assetsByPath()["New/a.jpg"] != nil }
             #expect(committed)
             try await mirror.sync()
             try box.expectMirrors(["other.jpg": Media.jpeg(99), "New/a.jpg": Media.jpeg(2)])
             let journal = try AssetJournal(box.library, since: token)
-            #expect(journal.inserted.count == 1 && journal.updated.isEmpty, "the first version was committed: \(journal)")
+            #expect(
+                journal.inserted.count == 1 && journal.updated.isEmpty,
+                "the first version was committed (replaced \(replacedAfter) after it was written, settle \(settle)): \(journal)")
         }
     }
 }
