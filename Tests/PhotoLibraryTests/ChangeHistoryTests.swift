@@ -205,7 +205,7 @@ import Testing
     }
 
     @Test(arguments: StoragePaths.allCases) func retentionByCountIsAppliedAutomatically(paths: StoragePaths) throws {
-        let test = try TestLibrary(options: paths.options(PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10))))
+        let test = try TestLibrary(paths: paths, options: PhotoLibrary.Options(retention: RetentionPolicy(maximumAge: 86_400, maximumTransactions: 10)))
         let start = try test.library.currentChangeToken
         for index in 0..<130 {
             try test.library.performChangesAndWait { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "\(index)") }
@@ -255,7 +255,7 @@ import Testing
         // The test runs on queues of its own: its timing doesn't include waiting for the cooperative pool,
         // which other tests can keep busy for seconds.
         try await withTaskExecutorPreference(QueueExecutor()) {
-            let test = try TestLibrary(options: paths.options(.notificationsOnly))
+            let test = try TestLibrary(paths: paths, options: .notificationsOnly)
             let token = try test.library.currentChangeToken
             #expect(try await test.library.waitForChanges(after: token, timeout: .milliseconds(50)) == false)
             // A second handle on the same library takes the path another process takes: the notification file.
@@ -279,12 +279,18 @@ import Testing
 
     @Test("A wait with a far deadline and no re-checks still wakes on a commit (no overflow)", arguments: StoragePaths.allCases)
     func waitWithAFarDeadline(paths: StoragePaths) async throws {
-        let test = try TestLibrary(options: paths.options(.notificationsOnly))
-        let library = test.library
-        let token = try library.currentChangeToken
-        let waiter = Task { try await library.waitForChanges(after: token, timeout: .seconds(1_000 * 365 * 86_400)) }
-        #expect(await waitUntil { library.notifier.waiterCount == 1 })
-        try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
-        #expect(try await waiter.value)
+        // On queues of its own, like the test above: a loaded run's cooperative pool can keep a waiter from
+        // starting for longer than the test waits for it.
+        try await withTaskExecutorPreference(QueueExecutor()) {
+            let test = try TestLibrary(paths: paths, options: .notificationsOnly)
+            let library = test.library
+            let token = try library.currentChangeToken
+            let waiter = Task(executorPreference: QueueExecutor()) {
+                try await library.waitForChanges(after: token, timeout: .seconds(1_000 * 365 * 86_400))
+            }
+            #expect(await waitUntil { library.notifier.waiterCount == 1 }, "the waiter never suspended")
+            try await library.performChanges { _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+            #expect(try await waiter.value)
+        }
     }
 }
