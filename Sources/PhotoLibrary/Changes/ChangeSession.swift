@@ -443,11 +443,7 @@ final class ChangeSession: @unchecked Sendable {
         try touchCollection(album)
         collectionMembershipChanged.insert(album)
         try db.executeRepeated(sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?", arguments: [album, first])
-        for position in first..<new.count {
-            try db.executeRepeated(
-                sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (?, ?, ?)",
-                arguments: [album, new[position], position])
-        }
+        try AlbumMembers.insert(album: album, members: new[first...], into: db)
     }
 
     func removeMembers(ofAlbum album: Int64, where shouldRemove: (Int64) -> Bool) throws {

@@ -3,29 +3,17 @@ import GRDBSQLite
 import LibraryStorage
 
 extension AssetRow {
-    /// The most rows one INSERT statement writes.
-    static let rowsPerInsert = 32
-
-    /// `INSERT INTO asset (every column) VALUES (…), (…)` for 1, 2, 4, … ``rowsPerInsert`` rows, the values of
-    /// each row in the order ``bind(_:from:)`` binds them: a block's new assets are written by the largest
-    /// that fit, so at most log₂ 32 + 1 distinct statements, each prepared once per connection.
-    private static let insertSQL: [Int: String] = {
-        let row = "(" + Array(repeating: "?", count: 29).joined(separator: ", ") + ")"
-        var statements: [Int: String] = [:]
-        var count = 1
-        while count <= rowsPerInsert {
-            statements[count] = """
-                INSERT INTO asset (id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
-                                   creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite,
-                                   isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments,
-                                   originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate,
-                                   momentId, adjustedContentHash)
-                VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
-                """
-            count *= 2
-        }
-        return statements
-    }()
+    /// `INSERT INTO asset (every column) VALUES (…), (…)`, the values of each row in the order
+    /// ``bind(_:after:)`` binds them.
+    private static let insertSQL = MultiRowInsert(
+        """
+        INSERT INTO asset (id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
+                           creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite,
+                           isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments,
+                           originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate,
+                           momentId, adjustedContentHash)
+        """,
+        columns: 29)
 
     /// `UPDATE asset SET … WHERE id = ?`: every column but the id, in ``databaseValues``' order, then the id.
     private static let updateSQL = """
@@ -38,26 +26,21 @@ extension AssetRow {
         WHERE id = ?
         """
 
-    /// Inserts rows, with their ids, in their order, a few statements of up to ``rowsPerInsert`` rows each
-    /// (a statement's fixed cost — its cursors on the table and each index, its end — is what a row's insert
-    /// cost a scan most): on SQLite bound through ``bind(_:from:)`` (the scan's fast path), on any engine with
-    /// the same statements and their values as arguments.
+    /// Inserts rows, with their ids, in their order, by statements of many rows (``MultiRowInsert``): on
+    /// SQLite bound through ``bind(_:after:)`` (the scan's fast path), on any engine with the same statements
+    /// and their values as arguments.
     ///
     /// - Throws: the engine's error (a constraint a row breaks, such as a duplicate local identifier): the
     ///   rows of the failing statement are not written, those before it are.
     static func insert(_ rows: [AssetRow], into db: any SQLConnection) throws {
-        var start = 0
-        while start < rows.count {
-            var size = rowsPerInsert
-            while size > rows.count - start { size /= 2 }
-            let chunk = rows[start..<(start + size)]
+        for chunk in insertSQL.chunks(of: rows.count) {
             if let sqlite = db.sqliteDatabase {
-                try insertPrepared(chunk, sqlite)
+                try insertPrepared(rows[chunk], sqlite)
             } else {
                 try db.execute(
-                    sql: insertSQL[size]!, arguments: StatementArguments(chunk.flatMap { [$0.id.databaseValue] + $0.databaseValues }))
+                    sql: insertSQL.sql(rows: chunk.count),
+                    arguments: StatementArguments(rows[chunk].flatMap { [$0.id.databaseValue] + $0.databaseValues }))
             }
-            start += size
         }
     }
 
@@ -68,8 +51,8 @@ extension AssetRow {
         try db.executeRepeated(sql: Self.updateSQL, arguments: StatementArguments(databaseValues + [id.databaseValue]))
     }
 
-    /// The values of every column but the id, in the order of ``insertSQL`` (after the id) and of ``updateSQL``. Booleans are 0 or
-    /// 1, as the columns are integers on every engine.
+    /// The values of every column but the id, in the order of ``insertSQL`` (after the id) and of
+    /// ``updateSQL``. Booleans are 0 or 1, as the columns are integers on every engine.
     private var databaseValues: [DatabaseValue] {
         [
             localIdentifier.databaseValue, mediaType.databaseValue, mediaSubtypes.databaseValue,
@@ -93,7 +76,7 @@ extension AssetRow {
     /// arguments (which cost a scan as much as the insert itself). The statement still runs through GRDB, which
     /// tracks what it writes.
     private static func insertPrepared(_ rows: ArraySlice<AssetRow>, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: insertSQL[rows.count]!)
+        let statement = try db.cachedStatement(sql: insertSQL.sql(rows: rows.count))
         // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
         // batch's over them.
         if statement.arguments.isEmpty {
