@@ -76,8 +76,10 @@ struct RowCodingTests {
                 #expect(try AssetRow.fetchOne(db, key: prepared[index].id) == prepared[index], "seed \(seed) #\(index)")
                 #expect(try AssetRow.fetchOne(db, key: generic[index].id) == generic[index], "seed \(seed) #\(index)")
                 let written = try Row.fetchOne(db, sql: sql, arguments: [row.id])
-                #expect(written != nil && written == (try Row.fetchOne(db, sql: sql, arguments: [prepared[index].id])), "seed \(seed) #\(index)")
-                #expect(written == (try Row.fetchOne(db, sql: sql, arguments: [generic[index].id])), "seed \(seed) #\(index)")
+                let writtenPrepared = try Row.fetchOne(db, sql: sql, arguments: [prepared[index].id])
+                let writtenGeneric = try Row.fetchOne(db, sql: sql, arguments: [generic[index].id])
+                #expect(written != nil && written == writtenPrepared, "seed \(seed) #\(index)")
+                #expect(written == writtenGeneric, "seed \(seed) #\(index)")
             }
         }
     }
