@@ -238,6 +238,31 @@ extension MirrorEngine {
         return inserted
     }
 
+    /// The stat cache entries a batch records, in this order: moves' targets, restamps, adoptions, content
+    /// updates, inserts (each with its asset: `inserted` holds those the batch created, by path).
+    private static func fileRecords(of batch: Batch, inserted: [String: String]) -> [MirroredFileRecord] {
+        var records: [MirroredFileRecord] = []
+        records.reserveCapacity(
+            batch.moves.count + batch.restamps.count + batch.adoptions.count + batch.updates.count + batch.inserts.count)
+        func record(_ file: MirroredFile) -> MirroredFileRecord {
+            MirroredFileRecord(
+                relativePath: file.relativePath, stamp: file.stamp, contentHash: file.contentHash,
+                asset: file.assetIdentifier.map(ObjectReference.init))
+        }
+        for (_, to) in batch.moves { records.append(record(to)) }
+        for file in batch.restamps + batch.adoptions { records.append(record(file)) }
+        for (new, old) in batch.updates {
+            let id = inserted[new.path] ?? old.assetIdentifier
+            records.append(MirroredFileRecord(
+                relativePath: new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init)))
+        }
+        for file in batch.inserts {
+            records.append(MirroredFileRecord(
+                relativePath: file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init)))
+        }
+        return records
+    }
+
     /// Inside the change block: the mirror state of a batch — removals first (a path may be both the source of
     /// one move and the target of another), then files, directories, cookies and the scan record.
     private static func recordMirrorState(
@@ -245,19 +270,7 @@ extension MirrorEngine {
     ) {
         let mirror = MirrorChangeRequest(rootPath: root)
         for path in removedPaths { mirror.removeFile(path) }
-        for (_, to) in batch.moves {
-            mirror.setFile(to.relativePath, stamp: to.stamp, contentHash: to.contentHash, asset: to.assetIdentifier.map(ObjectReference.init))
-        }
-        for file in batch.restamps + batch.adoptions {
-            mirror.setFile(file.relativePath, stamp: file.stamp, contentHash: file.contentHash, asset: file.assetIdentifier.map(ObjectReference.init))
-        }
-        for (new, old) in batch.updates {
-            let id = inserted[new.path] ?? old.assetIdentifier
-            mirror.setFile(new.path, stamp: new.stamp, contentHash: new.hash, asset: id.map(ObjectReference.init))
-        }
-        for file in batch.inserts {
-            mirror.setFile(file.path, stamp: file.stamp, contentHash: file.hash, asset: inserted[file.path].map(ObjectReference.init))
-        }
+        mirror.setFiles(fileRecords(of: batch, inserted: inserted))
         for path in tree.changed {
             if let entry = tree.directories[path] {
                 mirror.setDirectory(

@@ -45,6 +45,15 @@ import Testing
         #expect(version == LibrarySchema.currentVersion)
     }
 
+    @Test("The writer keeps its temporary files (a multi-row statement's journal) in memory; readers keep the default")
+    func writerTemporaryFilesInMemory() throws {
+        let test = try TestLibrary()
+        let writer = try test.library.database.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+        let reader = try test.library.database.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+        #expect(writer == 2)  // MEMORY
+        #expect(reader == 0)  // DEFAULT: this SQLite's compile-time choice (files)
+    }
+
     @Test func pendingMigrationsAreAppliedWhenOpening() throws {
         let directory = TemporaryDirectory()
         let url = directory.url.appending(path: "L")

@@ -42,25 +42,44 @@ struct RowCodingTests {
         return row
     }
 
-    @Test("An asset row written by GRDB's Codable insert reads back equal; the prepared insert writes the same columns, with the same storage classes", arguments: [1, 2, 3] as [UInt64])
+    @Test("An asset row written by GRDB's Codable insert reads back equal; the multi-row insert writes the same columns, with the same storage classes, on SQLite's fast path and through arguments", arguments: [1, 2, 3] as [UInt64])
     func assetRows(seed: UInt64) throws {
-        let test = try TestLibrary()
+        // A library without SQLite's fast paths: its connections take the path of every engine, and the GRDB
+        // connection under them the fast path.
+        let test = try TestLibrary(paths: .generic)
         var random = SplitMix64(seed: seed)
-        try test.library.database.write { db in
+        try test.library.storage.write { connection in
+            let db = connection.unmovedDatabase
+            // 300 rows: chunks of 32 and of every smaller size (300 = 9 × 32 + 8 + 4).
+            var rows: [AssetRow] = []
             for index in 0..<300 {
                 var row = Self.randomAsset(Int64(1_000_000 + index), &random)
                 try row.insert(db)
-                var copy = row
-                copy.id += 500_000
-                copy.localIdentifier += "-prepared"
-                try copy.insertPrepared(db)
+                rows.append(row)
+            }
+            func copies(_ offset: Int64, _ suffix: String) -> [AssetRow] {
+                rows.map { row in
+                    var copy = row
+                    copy.id += offset
+                    copy.localIdentifier += suffix
+                    return copy
+                }
+            }
+            let prepared = copies(500_000, "-prepared")
+            let generic = copies(1_000_000, "-generic")
+            try AssetRow.insert(prepared, into: db)
+            try AssetRow.insert(generic, into: connection)
+            let columns = "mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite, isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments, originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate, momentId, adjustedContentHash"
+            let sql = "SELECT \(columns), \(columns.split(separator: ",").map { "typeof(\($0))" }.joined(separator: ",")) FROM asset WHERE id = ?"
+            for (index, row) in rows.enumerated() {
                 #expect(try AssetRow.fetchOne(db, key: row.id) == row, "seed \(seed) #\(index)")
-                #expect(try AssetRow.fetchOne(db, key: copy.id) == copy, "seed \(seed) #\(index)")
-                let columns = "mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate, creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite, isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments, originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate, momentId, adjustedContentHash"
-                let sql = "SELECT \(columns), \(columns.split(separator: ",").map { "typeof(\($0))" }.joined(separator: ",")) FROM asset WHERE id = ?"
+                #expect(try AssetRow.fetchOne(db, key: prepared[index].id) == prepared[index], "seed \(seed) #\(index)")
+                #expect(try AssetRow.fetchOne(db, key: generic[index].id) == generic[index], "seed \(seed) #\(index)")
                 let written = try Row.fetchOne(db, sql: sql, arguments: [row.id])
-                let prepared = try Row.fetchOne(db, sql: sql, arguments: [copy.id])
-                #expect(written != nil && written == prepared, "seed \(seed) #\(index)")
+                let writtenPrepared = try Row.fetchOne(db, sql: sql, arguments: [prepared[index].id])
+                let writtenGeneric = try Row.fetchOne(db, sql: sql, arguments: [generic[index].id])
+                #expect(written != nil && written == writtenPrepared, "seed \(seed) #\(index)")
+                #expect(written == writtenGeneric, "seed \(seed) #\(index)")
             }
         }
     }

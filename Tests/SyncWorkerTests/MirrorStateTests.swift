@@ -69,6 +69,45 @@ struct MirrorStateTests {
         #expect(try await library.waitForMirrorSyncCookie("c", rootPath: root, timeout: .zero))
     }
 
+    @Test("Files recorded together are recorded as one by one: every chunk size, a path given twice keeps its last entry", arguments: LibraryEngine.allCases)
+    func filesRecordedTogether(engine: LibraryEngine) throws {
+        let test = try MirrorTestLibrary(engine: engine)
+        let library = test.library
+        let assets = try test.makeAssets(2)
+        func stamp(_ index: Int) -> FileStamp {
+            FileStamp(device: 42, inode: UInt64(index), size: Int64(index), mtimeNs: Int64(index) * 1_000, ctimeNs: -Int64(index))
+        }
+        // 30 files and a second entry for two of them: one statement of 32 rows on SQLite, which applies its
+        // rows in order; PostgreSQL refuses a statement upserting a row twice. Then 70 more: 32, 32, 4 and 2.
+        var records = (0..<30).map { index in
+            MirroredFileRecord(
+                relativePath: "d/\(index).jpg", stamp: stamp(index), contentHash: Self.hash,
+                asset: index < 2 ? ObjectRef(localIdentifier: assets[index].localIdentifier) : nil)
+        }
+        records.append(MirroredFileRecord(relativePath: "d/7.jpg", stamp: stamp(1_007), contentHash: Self.hash, asset: nil))
+        records.append(MirroredFileRecord(
+            relativePath: "d/0.jpg", stamp: stamp(1_000), contentHash: String(repeating: "cd", count: 16), asset: nil))
+        let more = (0..<70).map { index in
+            MirroredFileRecord(relativePath: "e/\(index).jpg", stamp: stamp(index), contentHash: Self.hash, asset: nil)
+        }
+        try library.performChangesAndWait(author: "tests") {
+            let mirror = MirrorChangeRequest(rootPath: "/r")
+            mirror.setFiles(records)
+            mirror.setFiles(more)
+        }
+        let state = try library.fetchMirrorState(root: try #require(try library.fetchMirrorRoot(path: "/r")))
+        var expected: [String: MirroredFile] = [:]
+        for record in records + more {
+            expected[record.relativePath] = MirroredFile(
+                relativePath: record.relativePath, stamp: record.stamp, contentHash: record.contentHash,
+                assetIdentifier: record.asset?.localIdentifier)
+        }
+        #expect(state.files.count == 100)
+        #expect(Dictionary(uniqueKeysWithValues: state.files.map { ($0.relativePath, $0) }) == expected)
+        #expect(expected["d/1.jpg"]?.assetIdentifier == assets[1].localIdentifier)
+        #expect(expected["d/0.jpg"]?.assetIdentifier == nil)
+    }
+
     @Test("A block holding only mirror requests appends no transaction and keeps the token", arguments: LibraryEngine.allCases)
     func mirrorOnlyBlockIsInvisible(engine: LibraryEngine) async throws {
         let test = try MirrorTestLibrary(engine: engine)

@@ -293,22 +293,24 @@ extension ChangeSession {
 
     // MARK: Smart albums
 
+    /// Smart albums keep their count: each touched asset's membership before and after, by each album's rule.
     private func maintainSmartAlbums(_ after: [Int64: AssetRow]) throws {
+        // The albums' ids and rules only: not a copy of each album's row per asset.
         let smartAlbums = try db.fetchRepeatedRecords(
             AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE type = ?",
-            arguments: [AssetCollectionType.smartAlbum.rawValue])
+            arguments: [AssetCollectionType.smartAlbum.rawValue]
+        ).compactMap { album in AssetCollectionSubtype(rawValue: album.subtype).map { (id: album.id, subtype: $0) } }
         guard !smartAlbums.isEmpty else { return }
         let recentSince = SmartAlbumRule.recentSince
         var deltas: [Int64: Int] = [:]
         for (id, before) in assetsBefore {
             let old = before.flatMap { $0 }
             let new = after[id]
-            for album in smartAlbums {
-                guard let subtype = AssetCollectionSubtype(rawValue: album.subtype) else { continue }
+            for (album, subtype) in smartAlbums {
                 let wasMember = old.map { SmartAlbumRule.contains($0, subtype: subtype, recentSince: recentSince) } ?? false
                 let isMember = new.map { SmartAlbumRule.contains($0, subtype: subtype, recentSince: recentSince) } ?? false
                 if wasMember != isMember {
-                    deltas[album.id, default: 0] += isMember ? 1 : -1
+                    deltas[album, default: 0] += isMember ? 1 : -1
                 }
             }
         }

@@ -306,17 +306,22 @@ final class ChangeSession: @unchecked Sendable {
         createdByIdentifier[row.localIdentifier] = row.id
     }
 
-    /// Inserts the assets created so far, so that rows referring to them can be written.
+    /// Inserts the assets created so far, in the order they were created, so that rows referring to them can
+    /// be written: their moments first (created for a day that has none), then their rows, a few statements
+    /// of many rows each.
     func writeCreatedAssets() throws {
         guard !unwrittenAssets.isEmpty else { return }
+        var rows: [AssetRow] = []
+        rows.reserveCapacity(unwrittenAssets.count)
         for id in pendingAssetOrder where unwrittenAssets.contains(id) {
             guard var row = pendingAssetRows.removeValue(forKey: id) else { continue }
             try validate(row)
             if row.burstIdentifier == nil { row.representsBurst = false }
             if row.momentId == nil { row.momentId = try moment(forNewAsset: row) }
-            try row.insert(into: db)
-            writtenAssetRows[row.id] = row
+            rows.append(row)
         }
+        try AssetRow.insert(rows, into: db)
+        for row in rows { writtenAssetRows[row.id] = row }
         pendingAssetOrder.removeAll { pendingAssetRows[$0] == nil }
         unwrittenAssets.removeAll()
     }
@@ -438,11 +443,7 @@ final class ChangeSession: @unchecked Sendable {
         try touchCollection(album)
         collectionMembershipChanged.insert(album)
         try db.executeRepeated(sql: "DELETE FROM album_asset WHERE albumId = ? AND position >= ?", arguments: [album, first])
-        for position in first..<new.count {
-            try db.executeRepeated(
-                sql: "INSERT INTO album_asset (albumId, assetId, position) VALUES (?, ?, ?)",
-                arguments: [album, new[position], position])
-        }
+        try AlbumMembers.insert(album: album, members: new[first...], into: db)
     }
 
     func removeMembers(ofAlbum album: Int64, where shouldRemove: (Int64) -> Bool) throws {

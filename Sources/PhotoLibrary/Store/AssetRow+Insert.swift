@@ -3,15 +3,17 @@ import GRDBSQLite
 import LibraryStorage
 
 extension AssetRow {
-    /// Every column of `asset`, in the order ``insertPrepared(_:)`` binds their values.
-    private static let insertSQL = """
+    /// `INSERT INTO asset (every column) VALUES (…), (…)`, the values of each row in the order
+    /// ``bind(_:after:)`` binds them.
+    private static let insertSQL = MultiRowInsert(
+        """
         INSERT INTO asset (id, localIdentifier, mediaType, mediaSubtypes, pixelWidth, pixelHeight, creationDate,
                            creationTimeZoneOffset, modificationDate, latitude, longitude, altitude, duration, isFavorite,
                            isHidden, burstIdentifier, representsBurst, burstSelectionTypes, sourceType, hasAdjustments,
                            originalFilename, uniformTypeIdentifier, fileSize, contentHash, storage, filePath, addedDate,
                            momentId, adjustedContentHash)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+        """,
+        columns: 29)
 
     /// `UPDATE asset SET … WHERE id = ?`: every column but the id, in ``databaseValues``' order, then the id.
     private static let updateSQL = """
@@ -24,13 +26,22 @@ extension AssetRow {
         WHERE id = ?
         """
 
-    /// Inserts the row, with its id: on SQLite through ``insertPrepared(_:)`` (the scan's fast path), on any
-    /// engine with the same statement and its values as arguments.
+    /// Inserts rows, with their ids, in their order, by statements of many rows (``MultiRowInsert``): on
+    /// SQLite bound through ``bind(_:after:)`` (the scan's fast path), on any engine with the same statements
+    /// and their values as arguments.
     ///
-    /// - Throws: the engine's error (a constraint the row breaks, such as a duplicate local identifier).
-    func insert(into db: any SQLConnection) throws {
-        if let sqlite = db.sqliteDatabase { return try insertPrepared(sqlite) }
-        try db.execute(sql: Self.insertSQL, arguments: StatementArguments([id.databaseValue] + databaseValues))
+    /// - Throws: the engine's error (a constraint a row breaks, such as a duplicate local identifier): the
+    ///   rows of the failing statement are not written, those before it are.
+    static func insert(_ rows: [AssetRow], into db: any SQLConnection) throws {
+        for chunk in insertSQL.chunks(of: rows.count) {
+            if let sqlite = db.sqliteDatabase {
+                try insertPrepared(rows[chunk], sqlite)
+            } else {
+                try db.execute(
+                    sql: insertSQL.sql(rows: chunk.count),
+                    arguments: StatementArguments(rows[chunk].flatMap { [$0.id.databaseValue] + $0.databaseValues }))
+            }
+        }
     }
 
     /// Writes every column of the row over the row of the same id.
@@ -40,8 +51,8 @@ extension AssetRow {
         try db.executeRepeated(sql: Self.updateSQL, arguments: StatementArguments(databaseValues + [id.databaseValue]))
     }
 
-    /// The values of every column but the id, in the order of ``insertSQL`` (after the id). Booleans are 0 or
-    /// 1, as the columns are integers on every engine.
+    /// The values of every column but the id, in the order of ``insertSQL`` (after the id) and of
+    /// ``updateSQL``. Booleans are 0 or 1, as the columns are integers on every engine.
     private var databaseValues: [DatabaseValue] {
         [
             localIdentifier.databaseValue, mediaType.databaseValue, mediaSubtypes.databaseValue,
@@ -59,22 +70,29 @@ extension AssetRow {
     /// `SQLITE_TRANSIENT`: SQLite copies a text before the bind call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    /// Inserts the row with its id through one statement prepared once per connection, its values bound
-    /// through SQLite's C API: the row GRDB's `insert(_:)` writes (the same values, the same storage classes),
-    /// without encoding it through `Codable` into a dictionary of columns, then into GRDB's arguments (which
-    /// cost a scan as much as the insert itself). The statement still runs through GRDB, which tracks what
-    /// it writes.
-    func insertPrepared(_ db: Database) throws {
-        let statement = try db.cachedStatement(sql: Self.insertSQL)
+    /// Inserts rows with their ids through one statement of as many rows, prepared once per connection, their
+    /// values bound through SQLite's C API: the rows GRDB's `insert(_:)` writes (the same values, the same
+    /// storage classes), without encoding each through `Codable` into a dictionary of columns, then into GRDB's
+    /// arguments (which cost a scan as much as the insert itself). The statement still runs through GRDB, which
+    /// tracks what it writes.
+    private static func insertPrepared(_ rows: ArraySlice<AssetRow>, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: insertSQL.sql(rows: rows.count))
         // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
-        // row's over them.
+        // batch's over them.
         if statement.arguments.isEmpty {
-            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 29)))
+            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 29 * rows.count)))
         }
         let sqlite = statement.sqliteStatement
         let code = sqlite3_reset(sqlite)
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
         var column: Int32 = 0
+        for row in rows { row.bind(sqlite, after: &column) }
+        try statement.execute()
+    }
+
+    /// Binds the row's values, id first, in the order of ``insertSQL``, to the parameters after `column`
+    /// (1-based, as SQLite counts them), which it leaves at the last it bound.
+    private func bind(_ sqlite: OpaquePointer, after column: inout Int32) {
         func bind(_ value: Int64?) {
             column += 1
             if let value { sqlite3_bind_int64(sqlite, column, value) } else { sqlite3_bind_null(sqlite, column) }
@@ -121,6 +139,5 @@ extension AssetRow {
         bind(addedDate)
         bind(momentId)
         bind(adjustedContentHash)
-        try statement.execute()
     }
 }

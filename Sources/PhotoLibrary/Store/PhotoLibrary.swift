@@ -178,6 +178,11 @@ public final class PhotoLibrary: Sendable {
         configuration.prepareDatabase { db in
             // A token handed out must survive a power loss: fsync the WAL on every commit.
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            // The writer's temporary files in memory: a statement that writes many rows (the batches of a scan:
+            // MultiRowInsert) keeps a statement journal — the page images it would restore should it fail
+            // midway — which outgrows SQLite's 64 KiB and spilled to a temporary file, some seven writes per
+            // file scanned. Readers keep the default (their sorts may spill to disk).
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
             LibraryFunctions.register(in: db)
         }
         do { return try DatabasePool(path: databaseURL.path, configuration: configuration) } catch {

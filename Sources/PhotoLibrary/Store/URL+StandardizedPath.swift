@@ -9,12 +9,19 @@ extension URL {
         return Self.isStandard(path) ? path : standardizedFileURL.path
     }
 
+    /// Whether `path` is its own standard form: absolute, no `.` or `..` component, no empty component, no
+    /// trailing slash. Read from the string's UTF-8 bytes in place (a scan asks it of every file).
     static func isStandard(_ path: String) -> Bool {
-        let bytes = path.utf8
-        guard bytes.count > 1, bytes.first == UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/") else { return false }
+        var path = path
+        return path.withUTF8(isStandard(utf8:))
+    }
+
+    private static func isStandard(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count > 1, bytes[0] == UInt8(ascii: "/"), bytes[bytes.count - 1] != UInt8(ascii: "/") else { return false }
         var componentLength = 0
         var dots = 0
-        for byte in bytes.dropFirst() {
+        for index in 1..<bytes.count {
+            let byte = bytes[index]
             if byte == UInt8(ascii: "/") {
                 if componentLength == 0 || componentLength == dots && dots <= 2 { return false }
                 componentLength = 0

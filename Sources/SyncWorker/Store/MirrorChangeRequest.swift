@@ -61,25 +61,26 @@ public final class MirrorChangeRequest {
     ///
     /// - Parameter asset: the asset, or the placeholder of one created in this block; nil for none.
     public func setFile(_ relativePath: String, stamp: FileStamp, contentHash: String, asset: (any LibraryObject)?) {
-        var assetID: Int64?
-        if let asset {
-            assetID = transaction.assetRowID(of: asset)
-            guard assetID != nil else { return }
+        setFiles([MirroredFileRecord(relativePath: relativePath, stamp: stamp, contentHash: contentHash, asset: asset)])
+    }
+
+    /// Records (or replaces) files' stat cache entries and the assets they are mirrored as, as many calls of
+    /// ``setFile(_:stamp:contentHash:asset:)`` in their order would (the last entry of a path wins), with a
+    /// few statements of many rows: what a scan records for each batch of files.
+    public func setFiles(_ records: [MirroredFileRecord]) {
+        var rows: [MirrorFileRows.Row] = []
+        rows.reserveCapacity(records.count)
+        for record in records {
+            var assetID: Int64?
+            if let asset = record.asset {
+                assetID = transaction.assetRowID(of: asset)
+                guard assetID != nil else { return }  // The block has failed.
+            }
+            rows.append(MirrorFileRows.Row(
+                relativePath: record.relativePath, stamp: record.stamp, contentHash: record.contentHash, assetID: assetID))
         }
-        write { db, root in
-            try db.executeRepeated(
-                sql: """
-                    INSERT INTO mirror_file (rootId, relativePath, device, inode, size, mtimeNs, ctimeNs, contentHash, assetId)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (rootId, relativePath) DO UPDATE SET device = excluded.device, inode = excluded.inode,
-                        size = excluded.size, mtimeNs = excluded.mtimeNs, ctimeNs = excluded.ctimeNs,
-                        contentHash = excluded.contentHash, assetId = excluded.assetId
-                    """,
-                arguments: [
-                    root, relativePath, Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size,
-                    stamp.mtimeNs, stamp.ctimeNs, contentHash, assetID,
-                ])
-        }
+        guard !rows.isEmpty else { return }
+        write { db, root in try MirrorFileRows.write(rows, root: root, into: db) }
     }
 
     /// Forgets a file (its asset is not touched).
