@@ -49,7 +49,7 @@ import Testing
         #expect(try test.library.currentChangeToken == before.changeToken)
     }
 
-    @Test(arguments: StoragePaths.sqlite) func requestsForDeletedObjectsFailTheBlock(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func requestsForDeletedObjectsFailTheBlock(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let asset = try test.makeAssets(1)[0]
         try test.library.performChangesAndWait { AssetChangeRequest.deleteAssets([asset]) }
@@ -58,7 +58,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoragePaths.sqlite) func transientCollectionsAreNeverStored(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func transientCollectionsAreNeverStored(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let assets = try test.makeAssets(3)
         let transient = AssetCollection.transientAssetCollection(with: [assets[2], assets[0]], title: "Picked")
@@ -71,10 +71,10 @@ import Testing
         #expect(try test.library.fetchAssetCollections(with: .album).isEmpty)
     }
 
-    @Test(arguments: StoragePaths.sqlite) func concurrentWritersInTwoProcessesBothLand(paths: StoragePaths) async throws {
+    @Test(arguments: StoragePaths.allCases) func concurrentWritersInTwoProcessesBothLand(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         let pipe = Pipe()
-        let writer = try CrossProcessTests.startWriter([test.library.url.path, "commit", "40"], output: pipe)
+        let writer = try CrossProcessTests.startWriter([test.library.url.path, "commit", "40"], output: pipe, postgres: test.postgres)
         for index in 0..<40 {
             try test.library.performChangesAndWait(author: "tests") {
                 _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "from tests \(index)")
@@ -87,7 +87,7 @@ import Testing
         #expect(authors.filter { $0 == "tests" }.count == 40)
     }
 
-    @Test(arguments: StoragePaths.sqlite) func concurrentReadersDuringAWrite(paths: StoragePaths) async throws {
+    @Test(arguments: StoragePaths.allCases) func concurrentReadersDuringAWrite(paths: StoragePaths) async throws {
         let test = try TestLibrary(paths: paths)
         try test.makeAssets(50)
         let library = test.library
