@@ -4,9 +4,13 @@
 // process with an empty tree (start, library creation), to subtract:
 //
 //     swift build -c release --product SyncProfile
-//     valgrind --tool=callgrind .build/release/SyncProfile scan images 3000
-//     valgrind --tool=callgrind .build/release/SyncProfile scan base
+//     objcopy --strip-debug .build/release/SyncProfile /tmp/SyncProfile
+//     valgrind --tool=callgrind /tmp/SyncProfile scan images 3000
+//     valgrind --tool=callgrind /tmp/SyncProfile scan base
 //
+// (Debian 12's valgrind 3.19 gives up on the DWARF 5 debug information of a release build, "unhandled dwarf2
+// abbrev form code 0x25": the copy without it keeps the symbols callgrind_annotate names functions by.) The
+// first run of a COUNT copies its files into a tree of their own, which that run counts too: count the second.
 // Usage: SyncProfile scan TREE [COUNT] [timed]
 //   TREE   images (the image tree of SyncBenchmarks: JPEG, HEIC, PNG), small (100,000 files of 900 bytes),
 //          base (an empty directory), or a directory.
