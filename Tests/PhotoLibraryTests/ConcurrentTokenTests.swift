@@ -34,7 +34,7 @@ struct ConcurrentTokenTests {
     @Test(
         "every reader sees every committed transaction exactly once, in commit order, and its token never goes back",
         arguments: [StoragePaths.fast, .postgres])
-    func readersMissNothing(paths: StoragePaths) throws {
+    func readersMissNothing(paths: StoragePaths) async throws {
         let seed: UInt64 = 15
         let test = try TestLibrary(paths: paths)
         // Each writer renames an album of its own: no row shared with another writer, so nothing but the
@@ -73,9 +73,9 @@ struct ConcurrentTokenTests {
             }
         }
         // The writers end first; the readers then catch up with the head.
-        writing.wait()
+        await Self.wait(writing)
         shared.writersDone.store(true, ordering: .releasing)
-        reading.wait()
+        await Self.wait(reading)
         for failure in shared.failures.withLock({ $0 }) { Issue.record("\(failure)") }
 
         // The oracle: the whole journal since the start, read once everyone is done.
@@ -105,6 +105,11 @@ struct ConcurrentTokenTests {
             body()
             group.leave()
         }.start()
+    }
+
+    /// Waits for `group` without blocking a thread of the cooperative pool (deliveries of other tests run there).
+    private static func wait(_ group: DispatchGroup) async {
+        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
     }
 
     /// One writer: renames its album `commitsPerWriter` times, one block each, with a random pause before
