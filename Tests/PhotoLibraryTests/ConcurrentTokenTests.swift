@@ -15,7 +15,7 @@ import Testing
 @Suite("Change tokens under concurrent writers")
 struct ConcurrentTokenTests {
     static let writers = 4
-    static let commitsPerWriter = 40
+    static let commitsPerWriter = 30
     static let readers = 3
 
     /// What one reader saw: each change's sequence number and author, in the order read.
@@ -58,7 +58,7 @@ struct ConcurrentTokenTests {
                 do {
                     try Self.write(library, album: album, writer: index, seed: seed)
                 } catch {
-                    shared.failures.withLock { $0.append("writer \(index): \(error)") }
+                    shared.fail("writer \(index): \(error)")
                 }
             }
         }
@@ -68,13 +68,14 @@ struct ConcurrentTokenTests {
                     let seen = try Self.read(library, from: start, reader: index, seed: seed, shared: shared)
                     shared.seen.withLock { $0[index] = seen }
                 } catch {
-                    shared.failures.withLock { $0.append("reader \(index): \(error)") }
+                    shared.fail("reader \(index): \(error)")
                 }
             }
         }
-        // The writers end first; the readers then catch up with the head.
+        // The writers end first; the readers then catch up with the head. The readers learn it from the
+        // writers' group, not from this task: in a loaded full run the cooperative pool can be held for minutes.
+        writing.notify(queue: .global()) { shared.writersDone.store(true, ordering: .releasing) }
         await Self.wait(writing)
-        shared.writersDone.store(true, ordering: .releasing)
         await Self.wait(reading)
         for failure in shared.failures.withLock({ $0 }) { Issue.record("\(failure)") }
 
@@ -125,7 +126,7 @@ struct ConcurrentTokenTests {
     }
 
     /// One reader: polls from its last token, a random small limit each time, until the writers are done and
-    /// it has read up to the head. Checks as it goes that each change's token comes after the one before and
+    /// it has read up to the head (within a minute of their end). Checks as it goes that each change's token comes after the one before and
     /// that the token it stores never goes back.
     private static func read(
         _ library: PhotoLibrary, from start: ChangeToken, reader: Int, seed: UInt64, shared: Shared
@@ -133,9 +134,10 @@ struct ConcurrentTokenTests {
         var random = SplitMix64(seed: seed &* 7_919 &+ UInt64(reader))
         var token = start
         var seen: Seen = []
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while ContinuousClock.now < deadline {
+        var deadline: ContinuousClock.Instant?
+        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
             let done = shared.writersDone.load(ordering: .acquiring)
+            if done && deadline == nil { deadline = ContinuousClock.now.advanced(by: .seconds(60)) }
             let head = done ? try library.currentChangeToken : nil
             let result = try library.fetchPersistentChanges(
                 since: token, options: PersistentChangeFetchOptions(limit: random.int(in: 1...8)))
@@ -155,7 +157,7 @@ struct ConcurrentTokenTests {
             if let head, token >= head, !result.hasMore { return seen }
             if read == 0 { Thread.sleep(forTimeInterval: Double(random.int(in: 0...1_000)) / 1_000_000) }
         }
-        shared.fail("reader \(reader) did not catch up before the deadline")
+        shared.fail("reader \(reader) did not catch up within a minute of the writers' end")
         return seen
     }
 }
