@@ -11,7 +11,7 @@ import PostgresNIO
 /// server, which is what a shared database is for.
 ///
 /// Keys live in the database's advisory-lock space, shared with ``PostgresMigrator/lockKey`` and
-/// ``ChangeJournal/appendLockKey``: use keys of your own.
+/// ``PostgresEngine/writerLockKey``: use keys of your own.
 public final class PostgresSessionLock: Sendable {
     /// The lock's key.
     public let key: Int64

@@ -78,11 +78,11 @@ struct PostgresEngineTests {
         }
     }
 
-    @Test("a write holds the journal's append lock for its whole transaction, against every other session")
+    @Test("a write holds the writer lock for its whole transaction, against every other session")
     func writerLock() async throws {
         try await EngineFixture.with(.postgres) { fixture in
             let other = try await fixture.openAnother()
-            let lockSQL = "SELECT pg_try_advisory_xact_lock(\(ChangeJournal.appendLockKey))"
+            let lockSQL = "SELECT pg_try_advisory_xact_lock(\(PostgresEngine.writerLockKey))"
             let taken = try fixture.engine.write { _ in
                 try other.read { db throws in try db.fetchValue(Int64.self, sql: lockSQL) }
             }

@@ -138,7 +138,7 @@ extension PhotoLibrary {
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             clientStateSequence: transaction == nil && session.clientStateChanged
-                ? try Self.journalSequence(db) : nil,
+                ? try ChangeJournal.lastSequence(db) : nil,
             handOff: session.handOffEntry)
         if committed.transaction != nil || committed.clientStateSequence != nil { try notifier.willCommit(in: db) }
         return (value, committed)

@@ -20,7 +20,7 @@ extension PhotoLibrary {
                     Int64.self, sql: "SELECT id FROM \(table) WHERE localIdentifier IN (\(marks))",
                     arguments: StatementArguments(Array(identifiers)))
             }
-            let sequence = try Self.journalSequence(db)
+            let sequence = try ChangeJournal.lastSequence(db)
             let albums = try ObjectLoading.collections(
                 ArraySlice(try keys("asset_collection", albumIdentifiers)), sequence: sequence, library: self, db)
             let folders = try ObjectLoading.lists(ArraySlice(try keys("collection_list", folderIdentifiers)), sequence: sequence, db)

@@ -26,7 +26,7 @@ public final class LibraryStateReader: Sendable {
                 for type in ObjectType.allCases {
                     counts[type] = try db.fetchValue(Int.self, sql: "SELECT count(*) FROM \(type.tableName)") ?? 0
                 }
-                return (try library.currentToken(db), counts)
+                return (try library.journal.currentToken(db), counts)
             }
         } catch {
             throw PhotoLibrary.map(error, path: library.databasePath)

@@ -20,22 +20,12 @@ enum ObjectLoading {
             result[record[keyPath: idColumn]] = record
         }
         // Objects changed since the fetch: their first change after it carries the state at the fetch.
-        let current = try PhotoLibrary.journalSequence(db)
+        let current = try ChangeJournal.lastSequence(db)
         if current > sequence {
-            // Each object's first change after the fetch: its lowest sequence (DISTINCT ON's portable form).
-            try db.forEachRow(
-                sql: """
-                    SELECT r.objectId, r.previousValues FROM change_record r
-                    WHERE r.objectType = ? AND r.seq > ? AND r.objectId IN (\(list))
-                      AND r.seq = (SELECT min(f.seq) FROM change_record f
-                                   WHERE f.objectType = r.objectType AND f.objectId = r.objectId AND f.seq > ?)
-                    """,
-                arguments: [objectType.rawValue, sequence, sequence], cached: false
-            ) { columns in
-                if let data = columns.blob(1), let previous = PreviousValues.decode(Record.self, from: data) {
-                    result[columns.int64(0)] = previous
+            try ChangeJournal.forEachFirstChange(of: objectType, among: list, after: sequence, db) { id, data in
+                if let data, let previous = PreviousValues.decode(Record.self, from: data) {
+                    result[id] = previous
                 }
-                return true
             }
         }
         return result

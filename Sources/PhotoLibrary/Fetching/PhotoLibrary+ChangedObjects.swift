@@ -27,16 +27,12 @@ extension PhotoLibrary {
         let wanted = Array(Set(identifiers))
         guard !wanted.isEmpty else { return [] }
         let query = { [self] (db: any SQLConnection) throws -> Set<String> in
-            try validate(token, db)
+            try journal.validate(token, db)
             // In chunks: an engine binds a bounded number of parameters per statement.
             var changed = Set<String>()
             for start in stride(from: 0, to: wanted.count, by: Self.parameterChunk) {
                 let chunk = wanted[start..<min(start + Self.parameterChunk, wanted.count)]
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                changed.formUnion(try db.fetchValues(
-                    String.self,
-                    sql: "SELECT DISTINCT localIdentifier FROM change_record WHERE seq > ? AND localIdentifier IN (\(marks))",
-                    arguments: StatementArguments([token.sequence.databaseValue] + chunk.map(\.databaseValue))))
+                changed.formUnion(try ChangeJournal.changedLocalIdentifiers(chunk, after: token.sequence, db))
             }
             return changed
         }

@@ -26,29 +26,6 @@ struct FetchQuery: Sendable {
 }
 
 extension PhotoLibrary {
-    /// The journal's last sequence number (0 before the first commit): the position of a read.
-    static func journalSequence(_ db: any SQLConnection) throws -> Int64 {
-        if let sqlite = db.sqliteDatabase {
-            // Read through SQLite's C API: every delivery round starts with it.
-            return try RawQuery(sqlite, "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'").int64() ?? 0
-        }
-        switch db.dialect {
-        case .sqlite:
-            return try db.fetchValue(
-                Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_transaction'", cached: true) ?? 0
-        case .postgres:
-            // The identity's sequence runs ahead of commits; the last committed transaction, or the floor once
-            // expiry deleted it, is the position.
-            return try db.fetchValue(
-                Int64.self,
-                sql: """
-                    SELECT greatest(coalesce((SELECT max(seq) FROM change_transaction), 0),
-                                    (SELECT floor FROM change_journal WHERE id = 1))
-                    """,
-                cached: true) ?? 0
-        }
-    }
-
     // MARK: Assets
 
     /// All assets, filtered and sorted by `options`. Default order: creation date (undated first), then
@@ -95,7 +72,7 @@ extension PhotoLibrary {
         let compiled = try AssetQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, fences, sequence) = try read { db -> ([Int64], SortFences?, Int64) in
             let (keys, fences) = try compiled.fetchKeysAndFences(db)
-            return (keys, fences, try Self.journalSequence(db))
+            return (keys, fences, try ChangeJournal.lastSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, fences: fences, sequence: sequence, query: query, keyKind: .asset, requery: compiled.fetchKeyList,
@@ -128,7 +105,7 @@ extension PhotoLibrary {
     func fetchCollections(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<AssetCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            (try compiled.fetchKeys(db), try Self.journalSequence(db))
+            (try compiled.fetchKeys(db), try ChangeJournal.lastSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .assetCollection, requery: compiled.fetchKeyList
@@ -163,7 +140,7 @@ extension PhotoLibrary {
     func fetchLists(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<CollectionList> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            (try compiled.fetchKeys(db), try Self.journalSequence(db))
+            (try compiled.fetchKeys(db), try ChangeJournal.lastSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .collectionList, requery: compiled.fetchKeyList
@@ -198,7 +175,7 @@ extension PhotoLibrary {
     func fetchMixed(_ query: FetchQuery) throws(PhotoLibraryError) -> FetchResult<PhotoCollection> {
         let compiled = try CollectionQueryCompiler.compile(query, dialect: storage.dialect)
         let (keys, sequence) = try read { db -> ([Int64], Int64) in
-            (try compiled.fetchKeys(db), try Self.journalSequence(db))
+            (try compiled.fetchKeys(db), try ChangeJournal.lastSequence(db))
         }
         return observation.track(FetchResult(
             keys: keys, sequence: sequence, query: query, keyKind: .mixed, requery: compiled.fetchKeyList

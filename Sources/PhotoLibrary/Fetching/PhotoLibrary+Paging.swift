@@ -143,13 +143,13 @@ extension PhotoLibrary {
             FetchQuery(scope: query.scope, options: options), dialect: storage.dialect, extraCondition: cursor.map(plan.condition(after:)))
         return try read { db -> FetchPage<Asset> in
             let keys = try compiled.fetchKeys(db)
-            let sequence = try Self.journalSequence(db)
+            let sequence = try ChangeJournal.lastSequence(db)
             let objects = try ObjectLoading.assets(keys.prefix(limit), sequence: sequence, db)
             var next: FetchCursor?
             if keys.count > limit, let last = objects.last {
                 next = try plan.cursor(after: last.rowID, db)
             }
-            return FetchPage(objects: objects, nextCursor: next, changeToken: try currentToken(db))
+            return FetchPage(objects: objects, nextCursor: next, changeToken: try journal.currentToken(db))
         }
     }
 }

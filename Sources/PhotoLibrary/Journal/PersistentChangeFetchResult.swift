@@ -97,37 +97,21 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
     static func readBatch(
         after sequence: Int64, end: Int64, library: PhotoLibrary, excludedAuthors: Set<String>, _ db: any SQLConnection
     ) throws -> [PersistentChange] {
-            // Statements prepared once per connection; columns read by position.
-            var transactions: [JournalTransaction] = []
-            try db.forEachRow(
-                sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
-                arguments: [sequence, end, Self.batchSize], cached: true
-            ) { columns in
-                transactions.append(JournalTransaction(columns: columns))
-                return true
-            }
-            guard let first = transactions.first, let last = transactions.last else { return [] }
-            var records: [Int64: NetChangeAccumulator] = [:]
-            try db.forEachRow(
-                sql: "SELECT seq, objectType, localIdentifier, kind, changedProperties FROM change_record WHERE seq >= ? AND seq <= ?",
-                arguments: [first.sequence, last.sequence], cached: true
-            ) { row in
-                guard let type = ObjectType(rawValue: Int(row.int64(1))), let kind = ChangeKind(rawValue: Int(row.int64(3))) else {
-                    return true
-                }
-                records[row.int64(0), default: NetChangeAccumulator()].add(
-                    type, row.text(2), kind, changedProperties: Int(row.int64(4)))
-                return true
-            }
-            var changes: [PersistentChange] = []
-            changes.reserveCapacity(transactions.count)
-            for transaction in transactions {
-                changes.append(PersistentChange(
-                    changeToken: transaction.token(library: library.identity), author: transaction.author,
-                    date: Date(timeIntervalSince1970: transaction.date),
-                    details: records[transaction.sequence]?.details() ?? [:], skipped: excludedAuthors.contains(transaction.author)))
-            }
-            return changes
+        let transactions = try ChangeJournal.transactions(after: sequence, through: end, limit: Self.batchSize, db)
+        guard let first = transactions.first, let last = transactions.last else { return [] }
+        var records: [Int64: NetChangeAccumulator] = [:]
+        try ChangeJournal.forEachRecord(from: first.sequence, through: last.sequence, db) { sequence, type, identifier, kind, properties in
+            records[sequence, default: NetChangeAccumulator()].add(type, identifier, kind, changedProperties: properties)
+        }
+        var changes: [PersistentChange] = []
+        changes.reserveCapacity(transactions.count)
+        for transaction in transactions {
+            changes.append(PersistentChange(
+                changeToken: transaction.token(library: library.identity), author: transaction.author,
+                date: Date(timeIntervalSince1970: transaction.date),
+                details: records[transaction.sequence]?.details() ?? [:], skipped: excludedAuthors.contains(transaction.author)))
+        }
+        return changes
     }
 
     /// Iterates the changes, reading the next batch when the current one is used up. Traps when a batch
@@ -194,16 +178,8 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
         var hasMore = false
         if let limit {
             // The limit counts returned changes; skipped ones move the end but don't count.
-            let authors = Array(options.excludedAuthors)
-            let filter = authors.isEmpty ? "" : " AND author NOT IN (\(Array(repeating: "?", count: authors.count).joined(separator: ",")))"
-            var rows: [JournalTransaction] = []
-            try db.forEachRow(
-                sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
-                arguments: StatementArguments([token.sequence]) + StatementArguments(authors) + [limit + 1], cached: false
-            ) { columns in
-                rows.append(JournalTransaction(columns: columns))
-                return true
-            }
+            let rows = try ChangeJournal.transactions(
+                after: token.sequence, excludingAuthors: options.excludedAuthors, limit: limit + 1, db)
             if rows.count > limit {
                 hasMore = true
                 if limit == 0 {
@@ -218,22 +194,12 @@ public final class PersistentChangeFetchResult: Sequence, Sendable {
             var accumulator = NetChangeAccumulator()
             var lastAuthor = ""
             var lastDate = 0.0
-            try db.forEachRow(
-                sql: """
-                    SELECT r.objectType, r.localIdentifier, r.kind, r.changedProperties, t.author, t.date FROM change_record r
-                    JOIN change_transaction t ON t.seq = r.seq
-                    WHERE r.seq > ? AND r.seq <= ? ORDER BY r.seq
-                    """,
-                arguments: [token.sequence, end.sequence], cached: false
-            ) { row in
-                let author = row.text(4)
-                guard !options.excludedAuthors.contains(author),
-                    let type = ObjectType(rawValue: Int(row.int64(0))), let kind = ChangeKind(rawValue: Int(row.int64(2)))
-                else { return true }
-                accumulator.add(type, row.text(1), kind, changedProperties: Int(row.int64(3)))
+            try ChangeJournal.forEachRecordWithAuthor(after: token.sequence, through: end.sequence, db) {
+                type, identifier, kind, properties, author, date in
+                guard !options.excludedAuthors.contains(author) else { return }
+                accumulator.add(type, identifier, kind, changedProperties: properties)
                 lastAuthor = author
-                lastDate = row.double(5)
-                return true
+                lastDate = date
             }
             let details = accumulator.details()
             if !details.isEmpty {

@@ -82,58 +82,7 @@ extension PhotoLibrary {
     /// A token is visible only once its transaction is durable.
     public var currentChangeToken: ChangeToken {
         get throws(PhotoLibraryError) {
-            try read { db in try currentToken(db) }
-        }
-    }
-
-    func currentToken(_ db: any SQLConnection) throws -> ChangeToken {
-        var last: JournalTransaction?
-        try db.forEachRow(
-            sql: "SELECT \(JournalTransaction.columns) FROM change_transaction ORDER BY seq DESC LIMIT 1", arguments: [],
-            cached: true
-        ) { columns in
-            last = JournalTransaction(columns: columns)
-            return false
-        }
-        if let last { return last.token(library: identity) }
-        return try floorToken(db)
-    }
-
-    func floorToken(_ db: any SQLConnection) throws -> ChangeToken {
-        var token = ChangeToken(libraryIdentity: identity, sequence: 0, stamp: 0)
-        try db.forEachRow(sql: "SELECT floor, floorStamp FROM change_journal WHERE id = 1", arguments: [], cached: true) { columns in
-            token = ChangeToken(libraryIdentity: identity, sequence: columns.int64(0), stamp: columns.int64(1))
-            return false
-        }
-        return token
-    }
-
-    /// Checks that a token can be used with this library's history, inside the read that will use it.
-    func validate(_ token: ChangeToken, _ db: any SQLConnection) throws {
-        guard token.libraryIdentity == identity else {
-            throw PhotoLibraryError.changeTokenFromAnotherLibrary(tokenLibrary: token.libraryIdentity, library: identity)
-        }
-        let current = try currentToken(db)
-        guard token.sequence <= current.sequence else {
-            throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
-        }
-        let floor = try floorToken(db)
-        guard token.sequence >= floor.sequence else {
-            throw PhotoLibraryError.persistentChangeTokenExpired(oldestValidToken: floor)
-        }
-        // The token must name the transaction this library has at that position: a library restored from a
-        // backup and changed since has a different transaction there.
-        if token.sequence > 0 {
-            let stamp: Int64?
-            if token.sequence == floor.sequence {
-                stamp = floor.stamp
-            } else {
-                stamp = try db.fetchValue(
-                    Int64.self, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [token.sequence], cached: true)
-            }
-            if let stamp, stamp != token.stamp {
-                throw PhotoLibraryError.changeTokenAheadOfLibrary(tokenSequence: token.sequence, currentSequence: current.sequence)
-            }
+            try read { db in try journal.currentToken(db) }
         }
     }
 
@@ -157,9 +106,9 @@ extension PhotoLibrary {
         do {
             // Most reads are short: validate, plan and read them whole in one pooled read transaction.
             let quick = try storage.read { db -> (PersistentChangeFetchResult.Plan, [PersistentChange])? in
-                try validate(token, db)
+                try journal.validate(token, db)
                 let plan = try PersistentChangeFetchResult.plan(
-                    since: token, current: try currentToken(db), options: options, library: self, db)
+                    since: token, current: try journal.currentToken(db), options: options, library: self, db)
                 if options.coalesced { return (plan, []) }
                 guard plan.end.sequence - token.sequence <= Int64(PersistentChangeFetchResult.batchSize) else { return nil }
                 let changes = try PersistentChangeFetchResult.readBatch(
@@ -172,8 +121,8 @@ extension PhotoLibrary {
             // Longer ones read batch by batch from one snapshot, so that expiry can't cut them short.
             let snapshot = try storage.makeSnapshot()
             let plan = try snapshot.read { db -> PersistentChangeFetchResult.Plan in
-                try validate(token, db)
-                let current = try currentToken(db)
+                try journal.validate(token, db)
+                let current = try journal.currentToken(db)
                 return try PersistentChangeFetchResult.plan(since: token, current: current, options: options, library: self, db)
             }
             return PersistentChangeFetchResult(library: self, source: .snapshot(snapshot), plan: plan, options: options)
@@ -189,7 +138,7 @@ extension PhotoLibrary {
     public func fetchCurrentState() throws(PhotoLibraryError) -> LibraryState {
         try read { db in
             LibraryState(
-                changeToken: try currentToken(db),
+                changeToken: try journal.currentToken(db),
                 assetIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM asset")),
                 assetCollectionIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM asset_collection")),
                 collectionListIdentifiers: Set(try db.fetchValues(String.self, sql: "SELECT localIdentifier FROM collection_list")))
@@ -215,17 +164,8 @@ extension PhotoLibrary {
         while true {
             let generation = notifier.generation
             let found = try read { db -> Bool in
-                try validate(token, db)
-                if excludedAuthors.isEmpty {
-                    return try db.fetchValue(
-                        Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?)", arguments: [token.sequence]
-                    ) ?? false
-                }
-                let authors = Array(excludedAuthors)
-                let placeholders = Array(repeating: "?", count: authors.count).joined(separator: ",")
-                return try db.fetchValue(
-                    Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ? AND author NOT IN (\(placeholders)))",
-                    arguments: StatementArguments([token.sequence]) + StatementArguments(authors)) ?? false
+                try journal.validate(token, db)
+                return try ChangeJournal.hasTransactions(after: token.sequence, excludingAuthors: excludedAuthors, db)
             }
             if found { return true }
             if ContinuousClock.now >= deadline || Task.isCancelled { return false }
@@ -243,17 +183,15 @@ extension PhotoLibrary {
     }
 
     func storedRetention(_ db: any SQLConnection) throws -> RetentionPolicy {
-        try Self.retention(db, override: retentionOverride)
+        try ChangeJournal.retention(db, override: retentionOverride)
     }
 
     /// Stores the retention policy in the library, for every process that opens it, and applies it now.
     public func setRetentionPolicy(_ policy: RetentionPolicy) throws(PhotoLibraryError) {
         do {
             try storage.write { db in
-                try db.execute(
-                    sql: "UPDATE change_journal SET retentionDays = ?, retentionCount = ? WHERE id = 1",
-                    arguments: [policy.maximumAge / 86_400, policy.maximumTransactions])
-                try Self.applyRetention(db, policy: policy, now: Date().timeIntervalSince1970)
+                try ChangeJournal.storeRetention(policy, db)
+                try ChangeJournal.applyRetention(db, policy: policy, now: Date().timeIntervalSince1970)
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -266,8 +204,8 @@ extension PhotoLibrary {
     public func expireHistory(before token: ChangeToken) throws(PhotoLibraryError) {
         do {
             try storage.write { db in
-                try validate(token, db)
-                try Self.expire(throughSequence: token.sequence, db)
+                try journal.validate(token, db)
+                try ChangeJournal.expire(throughSequence: token.sequence, db)
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -278,9 +216,9 @@ extension PhotoLibrary {
     public func expireHistory(before date: Date) throws(PhotoLibraryError) {
         do {
             try storage.write { db in
-                let sequence = try db.fetchValue(
-                    Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [date.timeIntervalSince1970])
-                if let sequence { try Self.expire(throughSequence: sequence, db) }
+                if let sequence = try ChangeJournal.lastSequence(before: date.timeIntervalSince1970, db) {
+                    try ChangeJournal.expire(throughSequence: sequence, db)
+                }
             }
         } catch {
             throw Self.map(error, path: databasePath)
@@ -290,49 +228,10 @@ extension PhotoLibrary {
     /// The retained range of the history and the policy in force.
     public func historyStatus() throws(PhotoLibraryError) -> HistoryStatus {
         try read { db in
-            HistoryStatus(
-                oldestValidToken: try floorToken(db), currentToken: try currentToken(db),
-                transactionCount: try db.fetchValue(Int.self, sql: "SELECT count(*) FROM change_transaction") ?? 0,
-                recordCount: try db.fetchValue(Int.self, sql: "SELECT count(*) FROM change_record") ?? 0,
-                retention: try storedRetention(db))
-        }
-    }
-
-    /// Deletes the transactions up to and including `sequence` and raises the floor. Inside a write.
-    static func expire(throughSequence sequence: Int64, _ db: any SQLConnection) throws {
-        let floor = try db.fetchValue(Int64.self, sql: "SELECT floor FROM change_journal WHERE id = 1") ?? 0
-        guard sequence > floor else { return }
-        guard let stamp = try db.fetchValue(
-            Int64.self, sql: "SELECT stamp FROM change_transaction WHERE seq = ?", arguments: [sequence])
-        else { return }
-        try db.execute(sql: "DELETE FROM change_record WHERE seq <= ?", arguments: [sequence])
-        try db.execute(sql: "DELETE FROM change_transaction WHERE seq <= ?", arguments: [sequence])
-        try db.execute(
-            sql: "UPDATE change_journal SET floor = ?, floorStamp = ? WHERE id = 1",
-            arguments: [sequence, stamp])
-    }
-
-    /// Applies the retention policy. Inside a write.
-    static func applyRetention(_ db: any SQLConnection, policy: RetentionPolicy, now: Double) throws {
-        guard let last = try db.fetchValue(Int64.self, sql: "SELECT max(seq) FROM change_transaction") else { return }
-        var through: Int64 = 0
-        if policy.maximumTransactions >= 0 {
-            through = max(through, last - Int64(policy.maximumTransactions))
-        }
-        if let old = try db.fetchValue(
-            Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE date < ?", arguments: [now - policy.maximumAge])
-        {
-            through = max(through, old)
-        }
-        // The newest transaction is always kept: the current token stays a transaction of the history.
-        through = min(through, last - 1)
-        if through > 0 {
-            // Expire one existing transaction boundary (sequence numbers can have gaps after expiry).
-            if let boundary = try db.fetchValue(
-                Int64.self, sql: "SELECT max(seq) FROM change_transaction WHERE seq <= ?", arguments: [through])
-            {
-                try Self.expire(throughSequence: boundary, db)
-            }
+            let counts = try ChangeJournal.counts(db)
+            return HistoryStatus(
+                oldestValidToken: try journal.floorToken(db), currentToken: try journal.currentToken(db),
+                transactionCount: counts.transactions, recordCount: counts.records, retention: try storedRetention(db))
         }
     }
 
@@ -340,15 +239,6 @@ extension PhotoLibrary {
     func applyRetentionIfDue(_ db: any SQLConnection, sequence: Int64) throws {
         // Cheap enough to run often; bounded work because it runs often.
         guard sequence % 64 == 0 else { return }
-        try Self.applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
-    }
-
-    /// The policy stored in the library (or given when opening), for use before `self` exists.
-    static func retention(_ db: any SQLConnection, override: RetentionPolicy?) throws -> RetentionPolicy {
-        if let override { return override }
-        let row = try db.fetchRow(sql: "SELECT retentionDays, retentionCount FROM change_journal WHERE id = 1")
-        return RetentionPolicy(
-            maximumAge: (row?["retentionDays"] as Double? ?? 30) * 86_400,
-            maximumTransactions: row?["retentionCount"] ?? 1_000_000)
+        try ChangeJournal.applyRetention(db, policy: try storedRetention(db), now: Date().timeIntervalSince1970)
     }
 }

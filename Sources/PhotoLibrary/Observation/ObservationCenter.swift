@@ -124,7 +124,7 @@ final class ObservationCenter: Sendable {
     /// Starts listening for commits, from the current position of the journal.
     private func startIfNeeded() throws {
         guard state.withLock({ $0.delivered == nil }) else { return }
-        let current = try storage.read { db in try PhotoLibrary.journalSequence(db) }
+        let current = try storage.read { db in try ChangeJournal.lastSequence(db) }
         let start = state.withLock { state -> Bool in
             guard state.delivered == nil else { return false }
             state.delivered = current
@@ -388,13 +388,9 @@ final class ObservationCenter: Sendable {
             return keys
         }
         func updated(_ type: ObjectType, _ transform: (Int64) -> Int64) throws -> [(sequence: Int64, key: Int64)] {
-            // `+objectType`: through the primary key's range of `seq`, not every record of the type.
             var keys: [(sequence: Int64, key: Int64)] = []
-            try RawQuery.forEachRow(
-                db, "SELECT seq, objectId FROM change_record WHERE +objectType = ? AND kind = 2 AND seq > ? AND seq <= ? ORDER BY seq, objectId",
-                [Int64(type.rawValue), start, end]
-            ) { row in
-                keys.append((sequence: row.int64(0), key: transform(row.int64(1))))
+            try ChangeJournal.forEachUpdate(of: type, after: start, through: end, db) { sequence, objectID in
+                keys.append((sequence: sequence, key: transform(objectID)))
             }
             return keys
         }

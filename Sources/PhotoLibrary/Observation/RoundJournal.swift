@@ -17,9 +17,8 @@ struct RoundRecord: Sendable {
     let previousValues: Range<Int>?
 }
 
-/// Journal records in the order of their transactions, read on any engine (through SQLite's C API on its
-/// fast path), with the previous values
-/// of assets copied into one buffer.
+/// Journal records in the order of their transactions, as ``ChangeJournal/records(after:through:of:_:)`` reads
+/// them or a commit hands them off, with the previous values of assets copied into one buffer.
 struct JournalRecords: Sendable {
     private(set) var records: [RoundRecord] = []
     private(set) var previousValueBytes: [UInt8] = []
@@ -41,23 +40,22 @@ struct JournalRecords: Sendable {
     /// path's reach anyway.
     static let bufferLimit = 4 << 20
 
-    /// Reads the records in (`start`, `end`] (of one type when `type` is given).
-    init(after start: Int64, through end: Int64, of type: ObjectType? = nil, _ db: any SQLConnection) throws {
-        let columns = "SELECT seq, objectType, objectId, kind, changedProperties, contentChanged, previousValues FROM change_record"
-        // `+objectType`: the interval through the primary key, not every record of the type through the index
-        // (SQLite's planner; PostgreSQL reads it as the column).
-        let sql = type == nil
-            ? "\(columns) WHERE seq > ? AND seq <= ? ORDER BY seq, objectType, objectId"
-            : "\(columns) WHERE seq > ? AND seq <= ? AND +objectType = ? ORDER BY seq, objectType, objectId"
-        let arguments = [start, end] + (type.map { [Int64($0.rawValue)] } ?? [])
-        previousValueBytes.reserveCapacity(4096)  // A few dozen assets' values without growing.
-        try RawQuery.forEachRow(db, sql, arguments) { row in
-            guard let type = ObjectType(rawValue: Int(row.int64(1))), let kind = ChangeKind(rawValue: Int(row.int64(3))) else { return }
-            records.append(RoundRecord(
-                sequence: row.int64(0), objectType: type, objectID: row.int64(2), kind: kind,
-                changedProperties: Int(row.int64(4)), contentChanged: row.int64(5) != 0,
-                previousValues: type == .asset ? keep(row.blob(6)) : nil))
-        }
+    /// No records yet, with room for `bytes` of previous values (records read from the journal are appended:
+    /// ``ChangeJournal/records(after:through:of:_:)``).
+    init(reservingBytes bytes: Int) {
+        previousValueBytes.reserveCapacity(bytes)
+    }
+
+    /// Appends a record read from the journal; an asset's previous values are copied into the buffer (see
+    /// ``bufferLimit``), other types' are not kept.
+    mutating func append(
+        sequence: Int64, objectType: ObjectType, objectID: Int64, kind: ChangeKind, changedProperties: Int,
+        contentChanged: Bool, previousValues: Data?
+    ) {
+        records.append(RoundRecord(
+            sequence: sequence, objectType: objectType, objectID: objectID, kind: kind,
+            changedProperties: changedProperties, contentChanged: contentChanged,
+            previousValues: objectType == .asset ? keep(previousValues) : nil))
     }
 
     /// Records made in memory (a commit's, handed to the rounds: see ``JournalHandOff``), in the order a read
@@ -125,7 +123,8 @@ struct JournalRecords: Sendable {
 }
 
 /// What a delivery round reads of the journal after the last delivery: the transactions and their records,
-/// in one read transaction (through SQLite's C API on its fast path).
+/// in one read transaction (``ChangeJournal/transactionsAndFloor(after:_:)``, then the records from the
+/// hand-off or ``ChangeJournal/records(after:through:of:_:)``).
 struct RoundJournal: Sendable {
     /// The journal position the round reads up to (the last transaction's sequence).
     let end: Int64
@@ -143,15 +142,7 @@ struct RoundJournal: Sendable {
     init?(after start: Int64, handOff: JournalHandOff? = nil, _ db: any SQLConnection) throws {
         // One statement: the transactions after `start` (the newest is never pruned: the last is the journal's
         // end) and the floor.
-        var transactions: [JournalTransaction] = []
-        var floor: Int64 = 0
-        try RawQuery.forEachRow(db, """
-            SELECT \(JournalTransaction.columns), (SELECT floor FROM change_journal WHERE id = 1) AS journalFloor
-            FROM change_transaction WHERE seq > ? ORDER BY seq
-            """, [start]) { row in
-            transactions.append(JournalTransaction(sequence: row.int64(0), author: row.text(1), date: row.double(2), stamp: row.int64(3)))
-            floor = row.int64(4)
-        }
+        let (transactions, floor) = try ChangeJournal.transactionsAndFloor(after: start, db)
         guard let last = transactions.last else { return nil }
         (end, self.floor, self.start) = (last.sequence, floor, start)
         self.transactions = transactions
@@ -161,7 +152,7 @@ struct RoundJournal: Sendable {
         if start >= floor, let held = handOff?.interval(after: start, through: end), held.transactions == transactions {
             recorded = held.records
         } else {
-            recorded = try JournalRecords(after: start, through: end, db)
+            recorded = try ChangeJournal.records(after: start, through: end, db)
         }
     }
 

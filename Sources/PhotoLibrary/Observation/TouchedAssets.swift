@@ -51,7 +51,7 @@ struct TouchedAssets {
                 try add(records[index], at: index, of: fetch, limit: limit)
             }
         } else {
-            journal = try JournalRecords(after: start, through: round.end, of: .asset, db)
+            journal = try ChangeJournal.records(after: start, through: round.end, of: .asset, db)
             reserveCapacity(min(journal.records.count, limit + 1))
             for (index, record) in journal.records.enumerated() { try add(record, at: index, of: fetch, limit: limit) }
         }
@@ -148,14 +148,9 @@ struct TouchedAssets {
                 PreviousValues.values(at: indexes, of: AssetRow.self, in: UnsafeRawBufferPointer(rebasing: buffer[range]))
             }
         }
-        var values: [DatabaseValue]?
-        try RawQuery.forEachRow(
-            db, "SELECT previousValues FROM change_record WHERE seq = ? AND objectType = ? AND objectId = ?",
-            [first[slot].sequence, Int64(ObjectType.asset.rawValue), ids[slot]]
-        ) { row in
-            guard let bytes = row.blob(0), !bytes.isEmpty else { return }
-            values = bytes.withUnsafeBytes { buffer in PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer) }
-        }
-        return values
+        guard let bytes = try ChangeJournal.previousValues(of: .asset, id: ids[slot], sequence: first[slot].sequence, db),
+            !bytes.isEmpty
+        else { return nil }
+        return bytes.withUnsafeBytes { buffer in PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer) }
     }
 }

@@ -208,8 +208,8 @@ public final class PhotoLibrary: Sendable {
                         """,
                     arguments: [UUID().uuidString, Date().timeIntervalSince1970, TimeZone.current.identifier])
                 // Retention by age also applies to libraries that see few commits.
-                try Self.applyRetention(
-                    db, policy: try Self.retention(db, override: options.retention), now: Date().timeIntervalSince1970)
+                try ChangeJournal.applyRetention(
+                    db, policy: try ChangeJournal.retention(db, override: options.retention), now: Date().timeIntervalSince1970)
             }
             let info = try storage.read { db in
                 try db.fetchRow(sql: "SELECT identity, timeZoneIdentifier FROM library WHERE id = 1")

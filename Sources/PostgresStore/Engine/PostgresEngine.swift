@@ -35,19 +35,21 @@ import PostgresNIO
 ///
 /// ## Why writes become visible in order
 ///
-/// The writer lock is ``ChangeJournal/appendLockKey``, the key ``ChangeJournal/append(author:date:records:on:logger:)``
-/// takes: one lock, so no order between two locks to get wrong, and an append inside a write (advisory locks
-/// are reentrant within a session) costs nothing more. A write transaction holds it from its first statement
-/// to its end; PostgreSQL releases a transaction's locks only after its commit is visible. So the next writer
-/// draws its sequence numbers only after the previous writer's are visible (or rolled back, leaving a gap no
-/// reader waits for): every snapshot sees a prefix of the sequence numbers, in commit order. Any other
-/// process writing the library's tables must take the same lock (ChangeJournal's appends do).
+/// The writer lock is ``writerLockKey``, taken by every write transaction as its first statement: one lock
+/// for the library's tables and its journal, so no order between two locks to get wrong. A write transaction
+/// holds it from its first statement to its end; PostgreSQL releases a transaction's locks only after its
+/// commit is visible. So the next writer draws its journal sequence numbers only after the previous writer's
+/// are visible (or rolled back, leaving a gap no reader waits for): every snapshot sees a prefix of the
+/// sequence numbers, in commit order, and a reader's `WHERE seq > token` misses nothing (see
+/// `Schema/postgres/README.md`). Any other process writing the library's tables must take the same lock.
 public final class PostgresEngine: StorageEngine {
-    /// The advisory lock every library writer holds for its whole transaction, across processes: the
-    /// journal's append lock (see the type's discussion).
-    public static let writerLockKey: Int64 = ChangeJournal.appendLockKey
+    /// The advisory lock every library writer holds for its whole transaction, across processes and machines
+    /// (`'journal!'` as a 64-bit integer): it serialises the journal's appends, so tokens never skip (see the
+    /// type's discussion). Its value is part of the on-database protocol: processes of different versions
+    /// sharing a database must agree on it, so it never changes.
+    public static let writerLockKey: Int64 = 0x6a6f_7572_6e61_6c21
 
-    /// The store the engine opened: its configuration, its async pool, the change journal's door.
+    /// The store the engine opened: its configuration, and its async pool.
     public let store: PostgresStore
     private let pool: PostgresConnectionPool
     private let writer: PostgresWriter
