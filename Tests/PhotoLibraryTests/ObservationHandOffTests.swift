@@ -62,7 +62,7 @@ import Testing
     /// For random commits, every round interval the hand-off holds gives the transactions and records the
     /// journal holds, byte for byte, whatever the interval's start; and the details made from them are those
     /// of fetching again.
-    @Test(arguments: [1, 2, 3] as [UInt64], StoragePaths.sqlite)
+    @Test(arguments: [1, 2, 3] as [UInt64], StoragePaths.allCases)
     func handedRecordsAreTheJournals(seed: UInt64, paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
@@ -94,9 +94,9 @@ import Testing
 
     /// Commits through two handles of one library, interleaved: the writer's hand-off lacks the other
     /// handle's transaction, so its rounds over it read the journal, and describe the other's change too.
-    @Test(arguments: StoragePaths.sqlite) func aCommitFromAnotherHandleInTheIntervalIsRead(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func aCommitFromAnotherHandleInTheIntervalIsRead(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
-        let other = try PhotoLibrary(url: test.library.url)
+        let other = try test.openAnother()
         let assets = try ObservationWriterRoundTests.makeAssets(test, 60)
         let library = test.library
         var next = 0
@@ -171,7 +171,7 @@ import Testing
 
     /// A round whose interval starts below the journal's floor gets the transactions the journal kept, as it
     /// would reading them: not those the hand-off still holds.
-    @Test(arguments: StoragePaths.sqlite) func aPrunedIntervalIsReadFromTheJournal(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func aPrunedIntervalIsReadFromTheJournal(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try test.makeAssets(5)
@@ -230,10 +230,10 @@ import Testing
     /// The state at the end of a round of the writer's own updates is known from the rows its commit handed
     /// off: no read of the touched assets. A round that may change a membership (a property of the condition,
     /// an insertion) or holds another handle's commit reads them; the details are those of fetching again.
-    @Test(arguments: StoragePaths.sqlite) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func touchedAssetsAreKnownFromHandedRowsWhenTheirMembershipsCantChange(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
-        let other = try PhotoLibrary(url: library.url)
+        let other = try test.openAnother()
         let assets = try ObservationWriterRoundTests.makeAssets(test, 40)
         // Hidden assets are left out of the fetch: `isHidden` is a property of its condition.
         let blocks: [(name: String, inMemory: Bool, writer: PhotoLibrary, block: () -> Void)] = [
@@ -270,7 +270,7 @@ import Testing
 
     /// A round of several commits touching the same assets: their state at the end is their last update's
     /// row, and an asset updated then deleted is gone.
-    @Test(arguments: StoragePaths.sqlite) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(paths: StoragePaths) throws {
+    @Test(arguments: StoragePaths.allCases) func theRowOfAnAssetsLastUpdateInTheRoundIsItsState(paths: StoragePaths) throws {
         let test = try TestLibrary(paths: paths)
         let library = test.library
         let assets = try ObservationWriterRoundTests.makeAssets(test, 30)
