@@ -179,39 +179,28 @@ struct JournalBatch {
         _ rows: Range<Int>, sequence: Int64, previousValues buffer: UnsafeRawBufferPointer, _ db: Database
     ) throws {
         let statement = try db.cachedStatement(sql: Self.insertSQL[rows.count]!)
-        // GRDB executes a statement with the arguments it last set: set them once (any values), then bind
-        // each batch's.
-        if statement.arguments.isEmpty {
-            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 8 * rows.count)))
-        }
-        let sqlite = statement.sqliteStatement
-        let code = sqlite3_reset(sqlite)
-        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
         // The blobs are bound without a copy: `previousValues` outlives the statement's run, and the bindings
         // are cleared after it.
-        defer { sqlite3_clear_bindings(sqlite) }
-        var parameter: Int32 = 1
-        for (record, previous) in zip(records[rows], previousValues[rows]) {
-            sqlite3_bind_int64(sqlite, parameter, sequence)
-            sqlite3_bind_int64(sqlite, parameter + 1, Int64(record.objectType.rawValue))
-            sqlite3_bind_int64(sqlite, parameter + 2, record.objectID)
-            var identifier = record.localIdentifier
-            identifier.withUTF8 { utf8 in
-                _ = sqlite3_bind_text(sqlite, parameter + 3, utf8.baseAddress, Int32(utf8.count), Self.transient)
+        try statement.executeBinding(parameterCount: 8 * rows.count, clearingBindings: true) { sqlite in
+            var parameter: Int32 = 1
+            for (record, previous) in zip(records[rows], previousValues[rows]) {
+                sqlite3_bind_int64(sqlite, parameter, sequence)
+                sqlite3_bind_int64(sqlite, parameter + 1, Int64(record.objectType.rawValue))
+                sqlite3_bind_int64(sqlite, parameter + 2, record.objectID)
+                var identifier = record.localIdentifier
+                identifier.withUTF8 { utf8 in
+                    _ = sqlite3_bind_text(sqlite, parameter + 3, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
+                }
+                sqlite3_bind_int64(sqlite, parameter + 4, Int64(record.kind.rawValue))
+                sqlite3_bind_int64(sqlite, parameter + 5, Int64(record.changedProperties))
+                sqlite3_bind_int64(sqlite, parameter + 6, record.contentChanged ? 1 : 0)
+                if let range = previous {
+                    sqlite3_bind_blob(sqlite, parameter + 7, buffer.baseAddress! + range.lowerBound, Int32(range.count), nil)
+                } else {
+                    sqlite3_bind_null(sqlite, parameter + 7)
+                }
+                parameter += 8
             }
-            sqlite3_bind_int64(sqlite, parameter + 4, Int64(record.kind.rawValue))
-            sqlite3_bind_int64(sqlite, parameter + 5, Int64(record.changedProperties))
-            sqlite3_bind_int64(sqlite, parameter + 6, record.contentChanged ? 1 : 0)
-            if let range = previous {
-                sqlite3_bind_blob(sqlite, parameter + 7, buffer.baseAddress! + range.lowerBound, Int32(range.count), nil)
-            } else {
-                sqlite3_bind_null(sqlite, parameter + 7)
-            }
-            parameter += 8
         }
-        try statement.execute()
     }
-
-    /// `SQLITE_TRANSIENT`: SQLite copies the value before the bind call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

@@ -33,21 +33,14 @@ enum AlbumMembers {
     /// GRDB, which tracks what it writes.
     private static func insertPrepared(album: Int64, _ rows: ArraySlice<Int64>, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: insertSQL.sql(rows: rows.count))
-        // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
-        // chunk's over them.
-        if statement.arguments.isEmpty {
-            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 3 * rows.count)))
+        try statement.executeBinding(parameterCount: 3 * rows.count) { sqlite in
+            var parameter: Int32 = 1
+            for (position, asset) in zip(rows.indices, rows) {
+                sqlite3_bind_int64(sqlite, parameter, album)
+                sqlite3_bind_int64(sqlite, parameter + 1, asset)
+                sqlite3_bind_int64(sqlite, parameter + 2, Int64(position))
+                parameter += 3
+            }
         }
-        let sqlite = statement.sqliteStatement
-        let code = sqlite3_reset(sqlite)
-        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-        var parameter: Int32 = 1
-        for (position, asset) in zip(rows.indices, rows) {
-            sqlite3_bind_int64(sqlite, parameter, album)
-            sqlite3_bind_int64(sqlite, parameter + 1, asset)
-            sqlite3_bind_int64(sqlite, parameter + 2, Int64(position))
-            parameter += 3
-        }
-        try statement.execute()
     }
 }

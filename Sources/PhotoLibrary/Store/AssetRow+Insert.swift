@@ -67,9 +67,6 @@ extension AssetRow {
         ]
     }
 
-    /// `SQLITE_TRANSIENT`: SQLite copies a text before the bind call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
     /// Inserts rows with their ids through one statement of as many rows, prepared once per connection, their
     /// values bound through SQLite's C API: the rows GRDB's `insert(_:)` writes (the same values, the same
     /// storage classes), without encoding each through `Codable` into a dictionary of columns, then into GRDB's
@@ -77,17 +74,10 @@ extension AssetRow {
     /// tracks what it writes.
     private static func insertPrepared(_ rows: ArraySlice<AssetRow>, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: insertSQL.sql(rows: rows.count))
-        // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
-        // batch's over them.
-        if statement.arguments.isEmpty {
-            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 29 * rows.count)))
+        try statement.executeBinding(parameterCount: 29 * rows.count) { sqlite in
+            var column: Int32 = 0
+            for row in rows { row.bind(sqlite, after: &column) }
         }
-        let sqlite = statement.sqliteStatement
-        let code = sqlite3_reset(sqlite)
-        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-        var column: Int32 = 0
-        for row in rows { row.bind(sqlite, after: &column) }
-        try statement.execute()
     }
 
     /// Binds the row's values, id first, in the order of ``insertSQL``, to the parameters after `column`
@@ -107,7 +97,7 @@ extension AssetRow {
             column += 1
             guard var value else { return _ = sqlite3_bind_null(sqlite, column) }
             value.withUTF8 { utf8 in
-                _ = sqlite3_bind_text(sqlite, column, utf8.baseAddress, Int32(utf8.count), Self.transient)
+                _ = sqlite3_bind_text(sqlite, column, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
             }
         }
         bind(id)

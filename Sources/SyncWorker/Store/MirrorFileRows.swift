@@ -65,17 +65,10 @@ enum MirrorFileRows {
     /// through GRDB, which tracks what it writes.
     private static func upsertPrepared(_ rows: ArraySlice<Row>, root: Int64, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: upsertSQL.sql(rows: rows.count))
-        // GRDB runs a statement with the arguments it last set: set them once (any values), then bind each
-        // chunk's over them.
-        if statement.arguments.isEmpty {
-            try statement.setArguments(StatementArguments(Array(repeating: DatabaseValue.null, count: 9 * rows.count)))
+        try statement.executeBinding(parameterCount: 9 * rows.count) { sqlite in
+            var parameter: Int32 = 0
+            for row in rows { bind(row, root: root, sqlite, after: &parameter) }
         }
-        let sqlite = statement.sqliteStatement
-        let code = sqlite3_reset(sqlite)
-        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-        var parameter: Int32 = 0
-        for row in rows { bind(row, root: root, sqlite, after: &parameter) }
-        try statement.execute()
     }
 
     /// Binds a row's values, in the order of ``upsertSQL``, to the parameters after `parameter` (1-based, as
@@ -89,7 +82,7 @@ enum MirrorFileRows {
             parameter += 1
             var text = text
             text.withUTF8 { utf8 in
-                _ = sqlite3_bind_text(sqlite, parameter, utf8.baseAddress, Int32(utf8.count), transient)
+                _ = sqlite3_bind_text(sqlite, parameter, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
             }
         }
         bind(root)
@@ -103,7 +96,4 @@ enum MirrorFileRows {
         parameter += 1
         if let asset = row.assetID { sqlite3_bind_int64(sqlite, parameter, asset) } else { sqlite3_bind_null(sqlite, parameter) }
     }
-
-    /// `SQLITE_TRANSIENT`: SQLite copies a text before the bind call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
