@@ -53,9 +53,9 @@ enum DateRules {
         text.allSatisfy { $0 == " " || $0 == "0" || $0 == ":" || $0 == "-" || $0 == "T" || $0 == "." }
     }
 
-    /// The numbers in a string, each with its digit count.
-    private static func numbers(_ text: Substring) -> [(value: Int, digits: Int)] {
-        var result: [(Int, Int)] = []
+    /// The numbers in a string, each with its digit count (see ``DateNumbers``).
+    private static func numbers(_ text: Substring) -> DateNumbers {
+        var result = DateNumbers()
         var current = 0
         var digits = 0
         for byte in text.utf8 {
@@ -63,12 +63,12 @@ enum DateRules {
                 if digits < 12 { current = current * 10 + Int(byte - UInt8(ascii: "0")) }
                 digits += 1
             } else if digits > 0 {
-                result.append((current, digits))
+                result.append(value: current, digits: digits)
                 current = 0
                 digits = 0
             }
         }
-        if digits > 0 { result.append((current, digits)) }
+        if digits > 0 { result.append(value: current, digits: digits) }
         return result
     }
 
@@ -93,16 +93,22 @@ enum DateRules {
     /// Parses a UTC offset: `+HH:MM`, `-HHMM`, `+HH`, or `Z` (blanks around it ignored). Returns seconds east
     /// of UTC; nil if invalid.
     static func parseOffset(_ text: Substring) -> Int? {
-        var bytes = Array(text.utf8)[...]
+        var bytes = text.utf8[...]
         while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
         if bytes.count == 1, bytes.first == UInt8(ascii: "Z") || bytes.first == UInt8(ascii: "z") { return 0 }
         guard let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
-        let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
-        guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let values = digits.map { Int($0 - 0x30) }
-        let hours = values[0] * 10 + values[1]
-        let minutes = digits.count == 4 ? values[2] * 10 + values[3] : 0
+        // Colons are left out wherever they are; two or four digits remain: hours, then minutes.
+        var value = 0
+        var digits = 0
+        for byte in bytes.dropFirst() where byte != UInt8(ascii: ":") {
+            guard byte >= 0x30 && byte <= 0x39, digits < 4 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        guard digits == 2 || digits == 4 else { return nil }
+        let hours = digits == 4 ? value / 100 : value
+        let minutes = digits == 4 ? value % 100 : 0
         guard minutes < 60 else { return nil }
         let seconds = hours * 3600 + minutes * 60
         guard seconds <= maximumOffset else { return nil }

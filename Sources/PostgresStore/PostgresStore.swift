@@ -151,6 +151,11 @@ public final class PostgresStore: Sendable {
         guard encoding.uppercased() == "UTF8" else { throw PostgresStoreError.unsupportedServerEncoding(encoding) }
     }
 
+    /// The TLS context of every connection that may use TLS, made once per process: making one loads the
+    /// system's trust roots (tens of milliseconds of processor time), and a context is thread-safe and the
+    /// client configuration fixed.
+    private static let clientTLSContext = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+
     static func connectionConfiguration(_ configuration: PostgresConfiguration) throws -> PostgresConnection.Configuration {
         var result: PostgresConnection.Configuration
         switch configuration.endpoint {
@@ -158,8 +163,8 @@ public final class PostgresStore: Sendable {
             let tls: PostgresConnection.Configuration.TLS
             switch configuration.tls {
             case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: tls = .prefer(try clientTLSContext.get())
+            case .require: tls = .require(try clientTLSContext.get())
             }
             result = .init(
                 host: host, port: port, username: configuration.user, password: configuration.password,

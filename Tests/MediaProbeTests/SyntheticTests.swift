@@ -216,6 +216,23 @@ struct DateParsingTests {
         #expect(DateRules.parseOffset("+19:00") == nil)
         #expect(DateRules.parseOffset("+02:75") == nil)
         #expect(DateRules.parseOffset("02:00") == nil)
+        // Blanks around it are ignored, colons anywhere left out; three or five digits are refused.
+        #expect(DateRules.parseOffset(" -05:3:0\t") == -19800)
+        #expect(DateRules.parseOffset("+053") == nil)
+        #expect(DateRules.parseOffset("+05300") == nil)
+        #expect(DateRules.parseOffset("+0a:00") == nil)
+        #expect(DateRules.parseOffset("") == nil)
+    }
+
+    /// The numbers of a date are kept without allocating, up to eight: a text with more is refused as one
+    /// with eight would be.
+    @Test func tooManyNumbersAreRefused() {
+        #expect(DateRules.parseExifDateTime("2021:05:01 10:20:30:40") != nil)
+        #expect(DateRules.parseExifDateTime("2021:05:01 10:20:30:40:50") == nil)
+        #expect(DateRules.parseExifDateTime("2021:05:01 10:20:30:40:50:60:70:80:90") == nil)
+        #expect(DateRules.parseISO8601("2021-05-01T10:20:30:40") == nil)
+        #expect(DateRules.isPartialISO8601("2023-07"))
+        #expect(!DateRules.isPartialISO8601("2023-07-01"))
     }
 
     @Test func iso8601() throws {

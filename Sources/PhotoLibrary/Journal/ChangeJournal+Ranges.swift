@@ -35,12 +35,11 @@ extension ChangeJournal {
     static func transactions(
         after sequence: Int64, excludingAuthors excludedAuthors: Set<String>, limit: Int, _ db: any SQLConnection
     ) throws -> [JournalTransaction] {
-        let authors = Array(excludedAuthors)
-        let filter = authors.isEmpty ? "" : " AND author NOT IN (\(Array(repeating: "?", count: authors.count).joined(separator: ",")))"
+        let filter = authorFilter(excluding: excludedAuthors)
         var rows: [JournalTransaction] = []
         try db.forEachRow(
-            sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
-            arguments: StatementArguments([sequence]) + StatementArguments(authors) + [limit], cached: false
+            sql: "SELECT \(JournalTransaction.columns) FROM change_transaction WHERE seq > ?\(filter.sql) ORDER BY seq LIMIT ?",
+            arguments: StatementArguments([sequence]) + filter.arguments + [limit], cached: false
         ) { columns in
             rows.append(JournalTransaction(columns: columns))
             return true

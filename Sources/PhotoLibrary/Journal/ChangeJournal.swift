@@ -73,16 +73,18 @@ struct ChangeJournal: Sendable {
     static func hasTransactions(
         after sequence: Int64, excludingAuthors excludedAuthors: Set<String>, _ db: any SQLConnection
     ) throws -> Bool {
-        if excludedAuthors.isEmpty {
-            return try db.fetchValue(
-                Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?)", arguments: [sequence]
-            ) ?? false
-        }
-        let authors = Array(excludedAuthors)
-        let placeholders = Array(repeating: "?", count: authors.count).joined(separator: ",")
+        let filter = authorFilter(excluding: excludedAuthors)
         return try db.fetchValue(
-            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ? AND author NOT IN (\(placeholders)))",
-            arguments: StatementArguments([sequence]) + StatementArguments(authors)) ?? false
+            Bool.self, sql: "SELECT EXISTS (SELECT 1 FROM change_transaction WHERE seq > ?\(filter.sql))",
+            arguments: StatementArguments([sequence]) + filter.arguments) ?? false
+    }
+
+    /// The condition that leaves out transactions by `authors` (` AND author NOT IN (?, …)`, or nothing when
+    /// there are none), with its arguments, for a statement on `change_transaction`.
+    static func authorFilter(excluding authors: Set<String>) -> (sql: String, arguments: StatementArguments) {
+        guard !authors.isEmpty else { return ("", []) }
+        let placeholders = Array(repeating: "?", count: authors.count).joined(separator: ",")
+        return (" AND author NOT IN (\(placeholders))", StatementArguments(Array(authors)))
     }
 
     /// The number of transactions and of object changes retained.
