@@ -9,8 +9,8 @@ enum FileHasher {
         let stamp: FileStamp
         let hash: String
         let probe: ProbeResult
-        /// The file's URL (made by the thread that read it: the asset's request takes a URL).
-        let url: URL
+        /// The file's absolute path.
+        let absolutePath: String
     }
 
     enum Outcome: Sendable {
@@ -62,7 +62,7 @@ enum FileHasher {
         if probe.changedWhileReading { return .stillBeingWritten }
         guard let (after, _) = FileSystem.stamp(absolute) else { return .vanished }
         guard after == stamp else { return .stillBeingWritten }
-        return .hashed(Hashed(path: path, stamp: stamp, hash: hash.description, probe: probe, url: URL(fileURLWithPath: absolute)))
+        return .hashed(Hashed(path: path, stamp: stamp, hash: hash.description, probe: probe, absolutePath: absolute))
     }
 
     /// Whether the file was modified less than `interval` ago (by the wall clock, as mtime is).

@@ -203,7 +203,7 @@ extension MirrorEngine {
         var inserted: [String: String] = [:]
         for file in batch.inserts {
             let request = AssetChangeRequest.creationRequestForAsset(
-                fromFileAt: file.url,
+                fromFileAtPath: file.absolutePath,
                 options: AssetCreationOptions(storage: .referenced, contentHash: file.hash, fileSize: file.stamp.size))
             request.apply(file.probe)
             live.mark(request, path: file.path)
@@ -212,15 +212,14 @@ extension MirrorEngine {
             tree.add(placeholder.localIdentifier, to: FileSystem.parent(of: file.path))
         }
         for (new, old) in batch.updates {
-            let url = new.url
             let options = AssetCreationOptions(storage: .referenced, contentHash: new.hash, fileSize: new.stamp.size)
             if let id = old.assetIdentifier, let asset = assets[id] {
                 let request = AssetChangeRequest(for: asset)
-                request.replaceContent(withFileAt: url, options: options)
+                request.replaceContent(withFileAt: URL(fileURLWithPath: new.absolutePath), options: options)
                 request.apply(new.probe)
                 live.mark(request, path: new.path)
             } else {
-                let request = AssetChangeRequest.creationRequestForAsset(fromFileAt: url, options: options)
+                let request = AssetChangeRequest.creationRequestForAsset(fromFileAtPath: new.absolutePath, options: options)
                 request.apply(new.probe)
                 live.mark(request, path: new.path)
                 if let placeholder = request.placeholderForCreatedAsset {

@@ -15,6 +15,38 @@ struct StandardizedPathTests {
         for path in paths {
             let url = URL(fileURLWithPath: path)
             #expect(url.standardizedFilePath == url.standardizedFileURL.path, "\(path)")
+            // From the path itself, and its file name, as creationRequestForAsset(fromFileAtPath:) takes them.
+            let standard = URL.standardizedFilePath(path)
+            #expect(standard == url.standardizedFileURL.path, "\(path)")
+            if standard != "/" {
+                #expect(URL.lastComponent(ofStandardPath: standard) == url.standardizedFileURL.lastPathComponent, "\(path)")
+            }
+        }
+    }
+
+    /// A request from a path records what the same request from the path's file URL records.
+    @Test func aRequestFromAPathIsTheRequestFromItsURL() throws {
+        let test = try TestLibrary()
+        let directory = test.directory.url.appending(path: "media/sub")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appending(path: "é x.jpg")
+        try Data(repeating: 7, count: 64).write(to: file)
+        let messy = test.directory.url.path + "/media/./other/../sub//é x.jpg"
+        var identifiers: [String] = []
+        try test.library.performChangesAndWait {
+            for request in [
+                AssetChangeRequest.creationRequestForAsset(fromFileAtPath: messy, options: AssetCreationOptions(storage: .referenced)),
+                AssetChangeRequest.creationRequestForAsset(fromFileAt: URL(fileURLWithPath: messy), options: AssetCreationOptions(storage: .referenced)),
+            ] {
+                identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+        }
+        let assets = Array(try test.library.fetchAssets(withLocalIdentifiers: identifiers))
+        #expect(assets.count == 2)
+        for asset in assets {
+            #expect(asset.originalFilename == "é x.jpg")
+            #expect(asset.filePath == file.standardizedFileURL.path)
+            #expect(asset.contentHash == assets[0].contentHash && asset.fileSize == 64)
         }
     }
 }

@@ -65,13 +65,28 @@ public final class AssetChangeRequest {
     public static func creationRequestForAsset(
         fromFileAt fileURL: URL, options: AssetCreationOptions = AssetCreationOptions()
     ) -> AssetChangeRequest {
+        creationRequest(standardPath: { fileURL.standardizedFilePath }, options: options)
+    }
+
+    /// Creates an asset from the file at a path: the same as ``creationRequestForAsset(fromFileAt:options:)``
+    /// for the path's file URL (a relative path is taken from the current directory), without making one —
+    /// what a client that walks a folder by paths saves on every file.
+    public static func creationRequestForAsset(
+        fromFileAtPath path: String, options: AssetCreationOptions = AssetCreationOptions()
+    ) -> AssetChangeRequest {
+        creationRequest(standardPath: { URL.standardizedFilePath(path) }, options: options)
+    }
+
+    private static func creationRequest(
+        standardPath: () -> String, options: AssetCreationOptions
+    ) -> AssetChangeRequest {
         guard let session = ChangeSession.admitted() else {
             return AssetChangeRequest(session: nil, rowID: nil, placeholder: nil)
         }
         var rowID: Int64?
         var placeholder: ObjectPlaceholder?
         session.perform {
-            let path = fileURL.standardizedFilePath
+            let path = standardPath()
             var hash = options.contentHash
             var size = options.fileSize
             switch options.storage {
@@ -86,7 +101,7 @@ public final class AssetChangeRequest {
                     size = digest.size
                 }
             }
-            let name = fileURL.lastPathComponent
+            let name = URL.lastComponent(ofStandardPath: path)
             let type = UniformType.guess(forFileName: name)
             var row = AssetRow(
                 id: 0, localIdentifier: LocalIdentifier.make(.asset), mediaType: type.mediaType.rawValue,

@@ -151,5 +151,5 @@ public struct LibraryTransaction {
         }
     }
 
-    private static func standardized(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFilePath }
+    private static func standardized(_ path: String) -> String { URL.standardizedFilePath(path) }
 }

@@ -9,6 +9,18 @@ extension URL {
         return Self.isStandard(path) ? path : standardizedFileURL.path
     }
 
+    /// The standard form of a file path, as ``standardizedFilePath`` gives it for the path's file URL (a
+    /// relative path is taken from the current directory), without a URL when it is its own standard form.
+    static func standardizedFilePath(_ path: String) -> String {
+        isStandard(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// The last component of a standardized path (its file name), read in place.
+    static func lastComponent(ofStandardPath path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
     /// Whether `path` is its own standard form: absolute, no `.` or `..` component, no empty component, no
     /// trailing slash. Read from the string's UTF-8 bytes in place (a scan asks it of every file).
     static func isStandard(_ path: String) -> Bool {
