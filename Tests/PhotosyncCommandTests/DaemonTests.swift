@@ -181,8 +181,9 @@ import Glibc
         #expect((assets["inserted"] as? [String])?.count == 6)
     }
 
-    @Test func sigintStopsTheDaemonCleanly() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sigintStopsTheDaemonCleanly(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try Daemon(cli, folder: folder)
@@ -219,8 +220,9 @@ import Glibc
         return 0
     }
 
-    @Test func sigkillDuringAScanLeavesAConsistentLibraryAndTheNextScanConverges() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sigkillDuringAScanLeavesAConsistentLibraryAndTheNextScanConverges(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try Self.manyFiles()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")
@@ -241,8 +243,9 @@ import Glibc
         #expect(try cli.run("duplicates", "--json").stdout.isEmpty)
     }
 
-    @Test func sigtermDuringAScanKeepsTheCommittedBatchesAndExitsZero() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sigtermDuringAScanKeepsTheCommittedBatchesAndExitsZero(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try Self.manyFiles()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try cli.run("init")
@@ -267,8 +270,9 @@ import Glibc
         #expect(try cli.run("assets", "--json").lines.count == 3000)
     }
 
-    @Test func nestedFoldersBadValuesAndBadTokensChangeNothing() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func nestedFoldersBadValuesAndBadTokensChangeNothing(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)

@@ -16,8 +16,9 @@ import Glibc
         return try status.json()["prerender"] as? [String: Any]
     }
 
-    @Test func countsRenditionsAndASecondRunRendersNothing() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func countsRenditionsAndASecondRunRendersNothing(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg", "corrupt.jpg", "bomb.gif"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try #require(try cli.run("scan", folder.path).status == 0)
@@ -139,8 +140,9 @@ import Glibc
             stderr: String(decoding: written, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
     }
 
-    @Test func sinceATokenRendersOnlyWhatWasAddedOrChanged() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sinceATokenRendersOnlyWhatWasAddedOrChanged(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try #require(try cli.run("scan", folder.path).status == 0)
