@@ -30,6 +30,8 @@ extension ImagingTests {
             var iterator = changes.makeAsyncIterator()
 
             let output = try await Self.edit(fixture, asset)
+
+            defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }  // the caller's to delete
             try await fixture.library.performChanges { AssetChangeRequest(for: asset).contentEditingOutput = output }
             let edited = try fixture.refetch(asset)
             #expect(edited.hasAdjustments && edited.contentHash == asset.contentHash)
@@ -75,6 +77,7 @@ extension ImagingTests {
             let fixture = try ImagingFixture()
             let asset = try await fixture.asset("pattern.png")
             let output = try await Self.edit(fixture, asset)
+            defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }  // the caller's to delete
             try fixture.library.performChangesAndWait { AssetChangeRequest(for: asset).contentEditingOutput = output }
             let handles = try fixture.library.requestContentEditingInput(
                 for: asset, options: ContentEditingInputOptions(canHandleAdjustmentData: { $0.formatIdentifier == "com.example.test" }))
@@ -92,6 +95,7 @@ extension ImagingTests {
             let fixture = try ImagingFixture()
             let asset = try await fixture.asset("pattern.png")
             let output = try await Self.edit(fixture, asset)
+            defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }  // the caller's to delete
             output.adjustmentData = nil
             #expect(throws: PhotoLibraryError.self) {
                 try fixture.library.performChangesAndWait {
@@ -114,6 +118,7 @@ extension ImagingTests {
             let asset = try #require(try fixture.library.fetchAssets(withLocalIdentifiers: [identifier]).firstObject)
             #expect(asset.storage == .copied)
             let output = try await Self.edit(fixture, asset)
+            defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }  // the caller's to delete
             try fixture.library.performChangesAndWait { AssetChangeRequest(for: asset).contentEditingOutput = output }
             let adjustment = try #require(try fixture.library.fetchAdjustment(for: asset))
             #expect(try fixture.library.removeUnreferencedOriginals() == 0)
