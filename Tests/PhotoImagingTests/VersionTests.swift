@@ -30,7 +30,6 @@ extension ImagingTests {
             var iterator = changes.makeAsyncIterator()
 
             let output = try await Self.edit(fixture, asset)
-
             defer { try? FileManager.default.removeItem(at: output.renderedContentURL) }  // the caller's to delete
             try await fixture.library.performChanges { AssetChangeRequest(for: asset).contentEditingOutput = output }
             let edited = try fixture.refetch(asset)
