@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LibraryTestSupport
+import PostgresTestSupport
 import Synchronization
 import Testing
 @testable import PhotoLibrary
@@ -10,31 +11,53 @@ import Testing
 /// ``PhotoLibraryError/notInChangeBlock``: the block it happens in throws it, or, when no block is left to
 /// fail, the process traps naming it (PhotoKit raises an exception there).
 @Suite struct ChangeBlockSoundnessTests {
-    /// Everything a library's writer connection executes from now on: the statement and whether a
-    /// transaction was open.
-    final class StatementLog: Sendable {
-        let entries = Mutex<[(sql: String, inTransaction: Bool)]>([])
+    /// A library whose statements can be logged: on PostgreSQL its database logs every statement it receives.
+    static func library(_ paths: StoragePaths) throws -> TestLibrary {
+        try TestLibrary(paths: paths, databaseSettings: ["log_statement": "all"])
+    }
 
-        init(_ library: PhotoLibrary) {
-            library.database.writeWithoutTransaction { db in
+    /// What reached a library's database from now on: each statement and whether a transaction was open.
+    ///
+    /// On SQLite, everything the writer connection executes, through SQLite's tracer. On PostgreSQL, every
+    /// statement the database received from any connection, through the server's log
+    /// (``PostgresStatementLog``) — except the commit listener's session, which only `LISTEN`s and checks
+    /// its connection with `SELECT 1`, outside any transaction by design.
+    final class StatementLog: Sendable {
+        private let traced = Mutex<[(sql: String, inTransaction: Bool)]>([])
+        private let server: PostgresStatementLog?
+
+        init(_ test: TestLibrary) throws {
+            if let database = test.postgres {
+                server = PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database)
+                return
+            }
+            server = nil
+            test.library.database.writeWithoutTransaction { db in
                 db.trace { [self, unowned db] event in
                     if case .statement(let statement) = event {
                         let inTransaction = db.isInsideTransaction
-                        self.entries.withLock { $0.append((statement.sql, inTransaction)) }
+                        self.traced.withLock { $0.append((statement.sql, inTransaction)) }
                     }
                 }
             }
         }
 
-        var count: Int { entries.withLock { $0.count } }
-        var outsideTransactions: [String] {
-            entries.withLock { $0.filter { !$0.inTransaction && !$0.sql.hasPrefix("BEGIN") }.map(\.sql) }
+        func entries() throws -> [(sql: String, inTransaction: Bool)] {
+            guard let server else { return traced.withLock { $0 } }
+            let statements = try server.statements()
+            let listeners = Set(statements.filter { $0.sql.hasPrefix("LISTEN ") }.map(\.pid))
+            return statements.filter { !listeners.contains($0.pid) }.map { ($0.sql, $0.inTransaction) }
+        }
+
+        func count() throws -> Int { try entries().count }
+        func outsideTransactions() throws -> [String] {
+            try entries().filter { !$0.inTransaction && !$0.sql.hasPrefix("BEGIN") }.map(\.sql)
         }
     }
 
-    @Test("A request kept from an earlier block fails the block it is used in, and changes nothing")
-    func requestKeptFromAnEarlierBlock() throws {
-        let test = try TestLibrary()
+    @Test("A request kept from an earlier block fails the block it is used in, and changes nothing", arguments: StoragePaths.allCases)
+    func requestKeptFromAnEarlierBlock(paths: StoragePaths) throws {
+        let test = try Self.library(paths)
         let library = test.library
         let asset = try test.makeAssets(1)[0]
         var keptAsset: AssetChangeRequest?
@@ -56,28 +79,29 @@ import Testing
             ("rename a folder", { keptFolder!.title = "renamed" }),
         ]
         for (name, use) in uses {
-            let log = StatementLog(library)
+            let log = try StatementLog(test)
             #expect(throws: PhotoLibraryError.notInChangeBlock, "\(name)") {
                 try library.performChangesAndWait {
                     _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "legitimate")
                     use()
                 }
             }
-            #expect(log.count > 0, "the log sees the writer's statements")
-            #expect(log.outsideTransactions.isEmpty, "\(name): \(log.outsideTransactions)")
+            #expect(try log.count() > 0, "the log sees the writer's statements")
+            let outside = try log.outsideTransactions()
+            #expect(outside.isEmpty, "\(name): \(outside)")
         }
         #expect(try library.currentChangeToken == token)
         #expect(try library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier]).first?.isFavorite == false)
         #expect(try library.fetchAssetCollections(with: .album).map(\.localizedTitle) == ["kept"])
     }
 
-    @Test("A request used from a task started inside its block fails the block, which commits nothing")
-    func requestUsedFromATaskDuringItsBlock() async throws {
-        let test = try TestLibrary()
+    @Test("A request used from a task started inside its block fails the block, which commits nothing", arguments: StoragePaths.allCases)
+    func requestUsedFromATaskDuringItsBlock(paths: StoragePaths) async throws {
+        let test = try Self.library(paths)
         let library = test.library
         let asset = try test.makeAssets(1)[0]
         let token = try library.currentChangeToken
-        let log = StatementLog(library)
+        let log = try StatementLog(test)
         let executor = QueueExecutor()
         await #expect(throws: PhotoLibraryError.notInChangeBlock) {
             try await library.performChanges {
@@ -105,12 +129,14 @@ import Testing
         #expect(try library.currentChangeToken == token)
         #expect(try library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier]).first?.isFavorite == false)
         #expect(try library.fetchAssetCollections(with: .album).count == 0)
-        #expect(log.outsideTransactions.isEmpty, "\(log.outsideTransactions)")
+        #expect(try log.count() > 0, "the log sees the writer's statements")
+        let outside = try log.outsideTransactions()
+        #expect(outside.isEmpty, "\(outside)")
     }
 
-    @Test("A read that fails inside a block fails the block with a typed error instead of reading a default")
-    func readFailureInsideABlockIsTyped() throws {
-        let test = try TestLibrary()
+    @Test("A read that fails inside a block fails the block with a typed error instead of reading a default", arguments: StoragePaths.allCases)
+    func readFailureInsideABlockIsTyped(paths: StoragePaths) throws {
+        let test = try TestLibrary(paths: paths)
         let library = test.library
         let asset = try test.makeAssets(1)[0]
         // A request's getter reads the row; make that read fail with an SQLite error inside the block.
@@ -134,35 +160,41 @@ import Testing
 
     // MARK: No block left to fail: the process traps (a subprocess)
 
-    static func runWriter(_ mode: String) throws -> (status: Int32, reason: Process.TerminationReason, stderr: String, library: URL) {
-        let directory = TemporaryDirectory()
-        let libraryURL = directory.url.appending(path: "Library.photosync")
-        _ = try PhotoLibrary(url: libraryURL)
+    /// The writer process's run of `mode` on a new library: how it ended, what it said, and the library.
+    struct WriterRun {
+        let status: Int32
+        let reason: Process.TerminationReason
+        let stderr: String
+        let test: TestLibrary
+    }
+
+    static func runWriter(_ mode: String, paths: StoragePaths) throws -> WriterRun {
+        let test = try TestLibrary(paths: paths)
         let process = Process()
         process.executableURL = CrossProcessTests.writerURL
-        process.arguments = [libraryURL.path, mode, "0"]
+        process.arguments = [test.library.url.path, mode, "0"]
+        if let postgres = test.postgres {
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["LIBRARY_WRITER_POSTGRES": postgres.absoluteString]) { $1 }
+        }
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        // Keep the directory alive until the caller has looked at the library.
-        let kept = directory.url.deletingLastPathComponent().appending(path: "kept-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: directory.url, to: kept)
-        return (process.terminationStatus, process.terminationReason, text, kept.appending(path: "Library.photosync"))
+        return WriterRun(status: process.terminationStatus, reason: process.terminationReason, stderr: text, test: test)
     }
 
     @Test(
         "A request used where no block can fail traps, naming notInChangeBlock, and never reaches the database",
-        arguments: ["use-after-block", "task-after-block", "request-outside-block"])
-    func noBlockLeftToFail(mode: String) throws {
-        let run = try Self.runWriter(mode)
-        defer { try? FileManager.default.removeItem(at: run.library.deletingLastPathComponent()) }
+        arguments: ["use-after-block", "task-after-block", "request-outside-block"], [StoragePaths.fast, .postgres])
+    func noBlockLeftToFail(mode: String, paths: StoragePaths) throws {
+        let run = try Self.runWriter(mode, paths: paths)
         #expect(run.reason == .uncaughtSignal, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("notInChangeBlock"), "\(run.stderr)")
         // What the writer's own block committed is there, and nothing else: the asset was never made a favourite.
-        let library = try PhotoLibrary(url: run.library)
+        let library = try run.test.openAnother()
         let assets = try library.fetchAssets()
         #expect(assets.count == (mode == "request-outside-block" ? 0 : 1))
         #expect(assets.allSatisfy { !$0.isFavorite })

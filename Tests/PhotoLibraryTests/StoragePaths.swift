@@ -27,13 +27,18 @@ enum StoragePaths: String, CaseIterable, Sendable, CustomTestStringConvertible {
 extension TestLibrary {
     /// A library in a temporary directory (its database there, or in a new database of the test cluster)
     /// whose SQL takes `paths`.
-    init(paths: StoragePaths, options: PhotoLibrary.Options = PhotoLibrary.Options()) throws {
+    ///
+    /// - Parameter databaseSettings: on PostgreSQL, the database's settings
+    ///   (``PostgresCluster/makeDatabase(prefix:settings:)``).
+    init(
+        paths: StoragePaths, options: PhotoLibrary.Options = PhotoLibrary.Options(), databaseSettings: [String: String] = [:]
+    ) throws {
         guard paths == .postgres else {
             try self.init(options: paths.options(options))
             return
         }
         let directory = TemporaryDirectory()
-        let database = try PostgresCluster.shared().makeDatabase(prefix: "library")
+        let database = try PostgresCluster.shared().makeDatabase(prefix: "library", settings: databaseSettings)
         let library = try PhotoLibrary(
             postgres: database, directory: directory.url.appending(path: "Library.photosync"), options: options)
         self.init(directory: directory, library: library, postgres: database)

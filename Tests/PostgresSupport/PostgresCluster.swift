@@ -62,12 +62,22 @@ public final class PostgresCluster: Sendable {
 
     /// Creates a new, empty database with a unique name and returns its URL (over TCP, with the password).
     ///
-    /// - Throws: ``PostgresClusterError/commandFailed(_:output:)`` when `createdb` fails.
-    public func makeDatabase(prefix: String = "test") throws(PostgresClusterError) -> URL {
+    /// - Parameter settings: configuration the server applies to every session of the database
+    ///   (`ALTER DATABASE … SET name = 'value'`), e.g. `["log_statement": "all"]` to have its statements in
+    ///   ``statementLog``.
+    /// - Throws: ``PostgresClusterError/commandFailed(_:output:)`` when `CREATE DATABASE` fails.
+    public func makeDatabase(prefix: String = "test", settings: [String: String] = [:]) throws(PostgresClusterError) -> URL {
         let name = "\(prefix)_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         try runSQL("CREATE DATABASE \(name)")
+        for (setting, value) in settings.sorted(by: { $0.key < $1.key }) {
+            try runSQL("ALTER DATABASE \(name) SET \(setting) = '\(value.replacingOccurrences(of: "'", with: "''"))'")
+        }
         return url(database: name)
     }
+
+    /// The server's log as JSON lines (PostgreSQL's `jsonlog`: one object per entry, with `dbname`, `pid` and
+    /// `message`), written by its logging collector — so entries of concurrent sessions never interleave.
+    public var statementLog: URL { directory.appendingPathComponent("data/log/server.json") }
 
     /// Runs SQL as the superuser over the unix socket with `psql`, in the `postgres` database.
     ///
@@ -155,6 +165,9 @@ public final class PostgresCluster: Sendable {
         let options = [
             "-p \(port)", "-k \(socketDirectory.path)", "-c listen_addresses=127.0.0.1", "-c fsync=off",
             "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=200",
+            // The log in files of the data directory, plain and as JSON (``statementLog``), never rotated.
+            "-c logging_collector=on", "-c log_destination=stderr,jsonlog", "-c log_filename=server.log",
+            "-c log_rotation_age=0", "-c log_rotation_size=0",
         ].joined(separator: " ")
         do {
             try Self.run(
@@ -163,7 +176,10 @@ public final class PostgresCluster: Sendable {
                  "-o", options, "-w", "-t", "60", "start"],
                 as: runAs, in: directory)
         } catch {
-            let log = (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
+            // What the server said before its logging collector started, then after.
+            let log = ["server.log", "data/log/server.log"]
+                .compactMap { try? String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }
+                .joined(separator: "\n")
             throw .startFailed("pg_ctl start on port \(port) failed: \(error)\nserver log:\n\(log)")
         }
     }
