@@ -17,6 +17,8 @@ final class CommandRun: Sendable {
 
     init(options: GlobalOptions) {
         self.options = options
+        // Before anything opens the library: its engine's loggers keep to --quiet and --verbose too.
+        CommandLogging.bootstrap(options)
     }
 
     /// Where the library is (`--library`, `--library-files`, the environment).

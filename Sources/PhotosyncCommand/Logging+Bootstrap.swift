@@ -13,6 +13,15 @@ enum CommandLogging {
     /// debug, info, notice, warning, error, critical) overrides both. Below debug, warnings are capped
     /// (``WarningBudget``): a pass over thousands of files with the same problem logs a few, then a count.
     static func logger(label: String, options: GlobalOptions) -> Logger {
+        bootstrap(options)
+        var logger = Logger(label: label)
+        logger.logLevel = level(options)
+        return logger
+    }
+
+    /// Makes every logger of the process — the libraries' own too (PostgreSQL's engine logs its migrations)
+    /// — log on stderr at the options' level. Once per process; later calls do nothing.
+    static func bootstrap(_ options: GlobalOptions) {
         let level = level(options)
         bootstrapped.withLock { done in
             guard !done else { return }
@@ -23,9 +32,6 @@ enum CommandLogging {
                 return handler
             }
         }
-        var logger = Logger(label: label)
-        logger.logLevel = level
-        return logger
     }
 
     /// The logger handed to swift-service-lifecycle: its own debug lines (services starting, signals

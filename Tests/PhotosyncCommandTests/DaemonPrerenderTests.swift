@@ -29,8 +29,9 @@ import Glibc
         return try result.json()["source"] as? String
     }
 
-    @Test func theDaemonPreRendersAfterItsScanAndAfterANewFile() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func theDaemonPreRendersAfterItsScanAndAfterANewFile(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try Daemon(cli, folder: folder, extra: ["--settle", "0.2"])
@@ -51,8 +52,9 @@ import Glibc
         #expect(daemon.logText.contains("pre-rendered 4 renditions of 2 assets"), "\(daemon.logText)")
     }
 
-    @Test func sigtermDuringThePreRenderStopsItsChildAndTheNextDaemonResumes() throws {
-        try Self.interruptAndResume { daemon, child in
+    @Test(arguments: LibraryEngine.allCases)
+    func sigtermDuringThePreRenderStopsItsChildAndTheNextDaemonResumes(engine: LibraryEngine) throws {
+        try Self.interruptAndResume(engine) { daemon, child in
             #expect(child != daemon.process.processIdentifier)
             #expect(daemon.stop(SIGTERM) == 0, "\(daemon.logText)")
             // The daemon waited for its child.
@@ -60,8 +62,9 @@ import Glibc
         }
     }
 
-    @Test func aKilledDaemonsPreRenderStopsWithItAndTheNextDaemonResumes() throws {
-        try Self.interruptAndResume { daemon, child in
+    @Test(arguments: LibraryEngine.allCases)
+    func aKilledDaemonsPreRenderStopsWithItAndTheNextDaemonResumes(engine: LibraryEngine) throws {
+        try Self.interruptAndResume(engine) { daemon, child in
             // No SIGTERM to pass on: the daemon dies at once. Its child notices and stops within moments.
             _ = daemon.stop(SIGKILL)
             let stopped = Photosync.waitUntil(seconds: 30) { !ImageFiles.isRunning(child) }
@@ -72,8 +75,8 @@ import Glibc
     /// A daemon pre-rendering 60 large images, caught running with some done, then stopped by `stop` (given
     /// the daemon and its child's pid, which it waits to be gone): the pre-render shows interrupted before
     /// its end, no partial rendition is left, and the next daemon renders only what is missing.
-    static func interruptAndResume(_ stop: (Daemon, pid_t) throws -> Void) throws {
-        let cli = Photosync()
+    static func interruptAndResume(_ engine: LibraryEngine, _ stop: (Daemon, pid_t) throws -> Void) throws {
+        let cli = try Photosync(engine)
         let folder = cli.directory.appending(path: "large")
         try ImageFiles.manyLargeImages(60, in: folder)
         defer { cli.cleanUp() }
@@ -94,8 +97,9 @@ import Glibc
         #expect(next.stop() == 0)
     }
 
-    @Test func sizesAreChosenAndPreRenderingCanBeTurnedOff() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sizesAreChosenAndPreRenderingCanBeTurnedOff(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["pattern.png"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try Daemon(cli, folder: folder, extra: ["--prerender-sizes", "64,48x32"])
@@ -104,7 +108,7 @@ import Glibc
         #expect(try Self.source(cli, "pattern.png", size: "48x32") == "renditionCache")
         #expect(daemon.stop() == 0)
 
-        let other = Photosync()
+        let other = try Photosync(engine)
         defer { other.cleanUp() }
         let off = try Daemon(other, folder: folder, extra: ["--no-prerender"])
         _ = try DaemonTests.waitUntilWatching(other)

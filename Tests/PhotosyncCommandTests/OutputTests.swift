@@ -19,14 +19,15 @@ import Glibc
         return folder
     }
 
-    @Test func quietSilencesWarnings() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func quietSilencesWarnings(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try Self.folderWithBadDates(3)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let loud = try cli.run("scan", folder.path)
         #expect(loud.status == 0)
         #expect(loud.stderr.contains("warning"), "the fixture should cause warnings: \(loud.stderr)")
-        let other = Photosync()
+        let other = try Photosync(engine)
         defer { other.cleanUp() }
         let quiet = try other.run("scan", folder.path, "--quiet")
         #expect(quiet.status == 0)
@@ -34,8 +35,9 @@ import Glibc
         #expect(quiet.stdout.isEmpty, "\(quiet.stdout)")
     }
 
-    @Test func perFileProblemsAreCappedInTheScanJSONAndTheLog() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func perFileProblemsAreCappedInTheScanJSONAndTheLog(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try Self.folderWithBadDates(60)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let scan = try cli.run("scan", folder.path, "--json")
@@ -49,15 +51,16 @@ import Glibc
         #expect(warnings.count <= 20, "\(warnings.count) warning lines")
         #expect(scan.stderr.contains("more warnings left out"), "\(scan.stderr)")
         // --verbose shows every one.
-        let verbose = Photosync()
+        let verbose = try Photosync(engine)
         defer { verbose.cleanUp() }
         let all = try verbose.run("scan", folder.path, "--verbose")
         #expect(all.stderr.split(separator: "\n").filter { $0.contains(" warning ") }.count == 60)
         #expect(all.stdout.split(separator: "\n").filter { $0.contains("metadata of") }.count == 60)
     }
 
-    @Test func aScanThatLeftOutUnreadableFilesExitsFive() throws {
-        let user = try Unprivileged()
+    @Test(arguments: LibraryEngine.allCases)
+    func aScanThatLeftOutUnreadableFilesExitsFive(engine: LibraryEngine) throws {
+        let user = try Unprivileged(engine)
         defer { user.cleanUp() }
         let jpeg = try Data(contentsOf: Photosync.samples.appending(path: "Family/IMG_2001.jpg"))
         let folder = try user.folder("Photos", files: ["a.jpg": jpeg, "b.jpg": jpeg + Data("b".utf8), "sub/c.jpg": jpeg + Data("c".utf8)])
@@ -105,8 +108,9 @@ import Glibc
         #expect(shown.lines.contains { $0.hasPrefix("albums") && $0.contains("Library (smartAlbum)") }, "\(shown.stdout)")
     }
 
-    @Test func countsHaveTheRightNumber() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func countsHaveTheRightNumber(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-one-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
@@ -117,8 +121,9 @@ import Glibc
         #expect(status.stdout.contains("1 asset, 1 album, 1 moment"), "\(status.stdout)")
     }
 
-    @Test func aRefusedMassDeletionNamesTheOptionOnce() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aRefusedMassDeletionNamesTheOptionOnce(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try Self.folderWithBadDates(12)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         #expect(try cli.run("scan", folder.path).status == 0)
@@ -131,8 +136,9 @@ import Glibc
     }
 
     /// A daemon whose folder disappears stops with exit code 1 and says why, once.
-    @Test func aDaemonWhoseFolderVanishesSaysSoOnce() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aDaemonWhoseFolderVanishesSaysSoOnce(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let daemon = try DaemonTests.Daemon(cli, folder: folder)
@@ -148,8 +154,9 @@ import Glibc
     }
 
     /// `--verbose` is photosync's debug log: the lifecycle library's own debug lines stay out.
-    @Test func verboseShowsPhotosyncDebugNotLifecycleInternals() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func verboseShowsPhotosyncDebugNotLifecycleInternals(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try sampleFolder()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let scan = try cli.run("scan", folder.path, "--verbose")
@@ -165,8 +172,9 @@ import Glibc
     }
 
     /// Without a terminal, no progress bar: plain log lines only.
-    @Test func noProgressBarInNonTerminalOutput() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func noProgressBarInNonTerminalOutput(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try DaemonTests.manyFiles()
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         let scan = try cli.run("scan", folder.path)

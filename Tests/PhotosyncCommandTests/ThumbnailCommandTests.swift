@@ -5,11 +5,12 @@ import Testing
 @Suite struct ThumbnailCommandTests {
     /// A library mirroring `names`, and a folder for outputs.
     struct Setup {
-        let cli = Photosync()
+        let cli: Photosync
         let folder: URL
         let output: URL
 
-        init(_ names: [String]) throws {
+        init(_ names: [String], engine: LibraryEngine) throws {
+            cli = try Photosync(engine)
             folder = try ImageFiles.folder(names)
             output = cli.directory.appending(path: "out")
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
@@ -39,9 +40,10 @@ import Testing
         (["--size", "640x480", "--mode", "fill"], 640, 480),
         (["--size", "100x300", "--mode", "fill"], 100, 300),
         (["--size", "2000"], 800, 1200),
-    ])
-    func sizesFollowThePixelRule(arguments: [String], width: Int, height: Int) throws {
-        let setup = try Setup(["camera.jpg"])
+    ], LibraryEngine.allCases)
+    func sizesFollowThePixelRule(size: (arguments: [String], width: Int, height: Int), engine: LibraryEngine) throws {
+        let (arguments, width, height) = size
+        let setup = try Setup(["camera.jpg"], engine: engine)
         defer { setup.cleanUp() }
         let (report, data) = try setup.thumbnail(["camera.jpg"] + arguments, to: "t.jpg")
         #expect(report["width"] as? Int == width && report["height"] as? Int == height, "\(report)")
@@ -51,8 +53,9 @@ import Testing
         #expect(report["bytes"] as? Int == data.count)
     }
 
-    @Test func formatsByOptionAndByExtensionAreWhatTheBytesSay() throws {
-        let setup = try Setup(["camera.jpg"])
+    @Test(arguments: LibraryEngine.allCases)
+    func formatsByOptionAndByExtensionAreWhatTheBytesSay(engine: LibraryEngine) throws {
+        let setup = try Setup(["camera.jpg"], engine: engine)
         defer { setup.cleanUp() }
         for (arguments, name, format) in [
             (["--format", "webp"], "a.img", "webp"), ([], "b.png", "png"), ([], "c.webp", "webp"), ([], "d.avif", "avif"),
@@ -67,8 +70,9 @@ import Testing
         #expect(names.sorted() == ["a.img", "b.png", "c.webp", "d.avif", "e.JPG", "f", "g.png"])
     }
 
-    @Test func anAssetIsNamedByIdentifierPrefixOrPath() throws {
-        let setup = try Setup(["camera.jpg", "pattern.png"])
+    @Test(arguments: LibraryEngine.allCases)
+    func anAssetIsNamedByIdentifierPrefixOrPath(engine: LibraryEngine) throws {
+        let setup = try Setup(["camera.jpg", "pattern.png"], engine: engine)
         defer { setup.cleanUp() }
         let assets = try setup.cli.run("assets", "--json").jsonLines()
         let camera = try #require(assets.first { $0["path"] as? String == "camera.jpg" }?["localIdentifier"] as? String)
@@ -83,12 +87,13 @@ import Testing
         #expect(again["source"] as? String == "renditionCache")
     }
 
-    @Test func dashWritesTheImageToStdout() throws {
-        let setup = try Setup(["pattern.png"])
+    @Test(arguments: LibraryEngine.allCases)
+    func dashWritesTheImageToStdout(engine: LibraryEngine) throws {
+        let setup = try Setup(["pattern.png"], engine: engine)
         defer { setup.cleanUp() }
         // stdout redirected to a file, as a shell does.
         let file = setup.output.appending(path: "stdout")
-        let arguments = Photosync.placingLibrary(setup.cli.library.path, in: ["thumbnail", "pattern.png", "--size", "48", "-o", "-"])
+        let arguments = Photosync.placingLibrary(setup.cli.libraryArgument, in: ["thumbnail", "pattern.png", "--size", "48", "-o", "-"])
         let shell = try Photosync.runTool(
             URL(fileURLWithPath: "/bin/sh"), ["-c", "out=\"$1\"; shift; exec \"$@\" > \"$out\"", "sh", file.path, Photosync.binary.path] + arguments,
             environment: setup.cli.environment([:]))
@@ -100,8 +105,9 @@ import Testing
         #expect(size.width == 48 && size.height == 32)  // pattern.png is 96×64
     }
 
-    @Test func damagedUnreadableAndBombFilesFailWithTypedErrors() throws {
-        let setup = try Setup(["camera.jpg", "corrupt.jpg", "bomb.gif", "truncated.jpg"])
+    @Test(arguments: LibraryEngine.allCases)
+    func damagedUnreadableAndBombFilesFailWithTypedErrors(engine: LibraryEngine) throws {
+        let setup = try Setup(["camera.jpg", "corrupt.jpg", "bomb.gif", "truncated.jpg"], engine: engine)
         defer { setup.cleanUp() }
         func failure(_ name: String) throws -> (Int32, String?, String) {
             let target = setup.output.appending(path: "\(name).jpg")
@@ -131,8 +137,9 @@ import Testing
         #expect(plain.status == 1 && plain.stderr.contains("decompression bomb"), "\(plain.stderr)")
     }
 
-    @Test func badValuesAreUsageErrors() throws {
-        let setup = try Setup(["pattern.png"])
+    @Test(arguments: LibraryEngine.allCases)
+    func badValuesAreUsageErrors(engine: LibraryEngine) throws {
+        let setup = try Setup(["pattern.png"], engine: engine)
         defer { setup.cleanUp() }
         let out = setup.output.appending(path: "x.png").path
         for arguments in [

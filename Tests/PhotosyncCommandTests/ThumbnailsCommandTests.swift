@@ -57,8 +57,9 @@ import Glibc
         }
     }
 
-    @Test func aCacheBudgetIsTheLibrarysAndEveryLaterRunKeepsToIt() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aCacheBudgetIsTheLibrarysAndEveryLaterRunKeepsToIt(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try #require(try cli.run("scan", folder.path).status == 0)
@@ -85,8 +86,9 @@ import Glibc
         #expect(Self.renditionBytes(cli) <= budget, "\(Self.renditionBytes(cli)) bytes for a budget of \(budget)")
     }
 
-    @Test func aProgressBarOnATerminalAndNoneOtherwise() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aProgressBarOnATerminalAndNoneOtherwise(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["camera.jpg", "pattern.png", "orient-6.jpg"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try #require(try cli.run("scan", folder.path).status == 0)
@@ -115,7 +117,7 @@ import Glibc
         let terminal = try #require(FileHandle(forUpdatingAtPath: "/dev/pts/\(number)"))
         let process = Process()
         process.executableURL = Photosync.binary
-        process.arguments = Photosync.placingLibrary(cli.library.path, in: arguments)
+        process.arguments = Photosync.placingLibrary(cli.libraryArgument, in: arguments)
         process.environment = cli.environment([:])
         let out = Pipe()
         process.standardOutput = out
@@ -161,8 +163,9 @@ import Glibc
         #expect(try cli.run("thumbnails", "--since", "nonsense").status == 4)
     }
 
-    @Test func oneAtATime() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func oneAtATime(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = try ImageFiles.folder(["pattern.png"])
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try #require(try cli.run("scan", folder.path).status == 0)
@@ -177,8 +180,9 @@ import Glibc
         #expect(try cli.run("thumbnails").status == 0)
     }
 
-    @Test func sigtermStopsAtOnceExitsZeroAndTheNextRunResumes() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func sigtermStopsAtOnceExitsZeroAndTheNextRunResumes(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = cli.directory.appending(path: "large")
         try ImageFiles.manyLargeImages(60, in: folder)
         defer { cli.cleanUp() }
@@ -214,8 +218,9 @@ import Glibc
         #expect(next["rendered"] as? Int == 120 - files.count, "\(next)")
     }
 
-    @Test func aPreRenderWhoseProcessDiedShowsAsInterrupted() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aPreRenderWhoseProcessDiedShowsAsInterrupted(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = cli.directory.appending(path: "large")
         try ImageFiles.manyLargeImages(40, in: folder)
         defer { cli.cleanUp() }

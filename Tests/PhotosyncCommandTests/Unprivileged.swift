@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,16 +8,25 @@ import Glibc
 /// Runs `photosync` as a user that file permissions apply to: `nobody` through `setpriv` when the tests run
 /// as root (root reads every file), else the current user. For the tests of files that can't be read.
 struct Unprivileged {
-    /// A directory that user can write: the library and folders of the test go inside.
+    /// A directory that user can write: the library (or a PostgreSQL library's files) and folders of the
+    /// test go inside.
     let directory: URL
+    /// What `--library` says: the SQLite library's path, or a new PostgreSQL database's URL.
+    let libraryArgument: String
+    let engine: LibraryEngine
 
-    init() throws {
+    init(_ engine: LibraryEngine = .sqlite) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "photosync-unprivileged-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        self.engine = engine
+        libraryArgument = engine == .postgres
+            ? try PostgresCluster.shared().makeDatabase(prefix: "cli").absoluteString
+            : directory.appending(path: "Library.photosync").path
     }
 
-    var library: URL { directory.appending(path: "Library.photosync") }
+    /// A SQLite library's directory; a PostgreSQL library's files directory.
+    var library: URL { directory.appending(path: engine == .postgres ? "files" : "Library.photosync") }
 
     /// A folder that user owns (or can write), with the given files.
     func folder(_ name: String, files: [String: Data]) throws -> URL {
@@ -44,7 +54,7 @@ struct Unprivileged {
     /// Runs `photosync --library LIBRARY arguments…` as the unprivileged user.
     func run(_ arguments: [String]) throws -> Photosync.Result {
         let process = Process()
-        let command = [Photosync.binary.path] + Photosync.placingLibrary(library.path, in: arguments)
+        let command = [Photosync.binary.path] + Photosync.placingLibrary(libraryArgument, in: arguments)
         if getuid() == 0 {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + command
@@ -55,6 +65,7 @@ struct Unprivileged {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = directory.path
         environment["XDG_DATA_HOME"] = directory.path
+        if engine == .postgres { environment["PHOTOSYNC_LIBRARY_FILES"] = library.path }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
