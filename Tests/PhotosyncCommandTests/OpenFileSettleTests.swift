@@ -4,9 +4,11 @@ import Testing
 /// `--open-file-settle` (scan and watch): how long a file some process holds open for writing must have been
 /// quiet before it is read anyway.
 @Suite struct OpenFileSettleTests {
-    @Test("a file held open for writing, quiet for 10 s: skipped by default (30 s), read with --open-file-settle 5")
-    func openFileSettle() throws {
-        let cli = Photosync()
+    @Test(
+        "a file held open for writing, quiet for 10 s: skipped by default (30 s), read with --open-file-settle 5",
+        arguments: LibraryEngine.allCases)
+    func openFileSettle(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         let folder = FileManager.default.temporaryDirectory.appending(path: "photosync-open-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { cli.cleanUp(); try? FileManager.default.removeItem(at: folder) }

@@ -52,8 +52,9 @@ import Testing
         #expect(sortKey.stderr.contains("did you mean 'pixelWidth'?"), "\(sortKey.stderr)")
     }
 
-    @Test func aGarbageTokenIsNotAPhotosyncChangeToken() throws {
-        let cli = Photosync()
+    @Test(arguments: LibraryEngine.allCases)
+    func aGarbageTokenIsNotAPhotosyncChangeToken(engine: LibraryEngine) throws {
+        let cli = try Photosync(engine)
         defer { cli.cleanUp() }
         try cli.run("init")
         for token in ["garbage", "", String(repeating: "A", count: 55), "UFNDVAFszRmb1ztEcJDuWCcscmzPAAAAAAAAAAEABmEB8ZOwV-9tQQQ"] {
