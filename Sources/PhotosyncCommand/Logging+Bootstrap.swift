@@ -21,6 +21,10 @@ enum CommandLogging {
 
     /// Makes every logger of the process — the libraries' own too (PostgreSQL's engine logs its migrations)
     /// — log on stderr at the options' level. Once per process; later calls do nothing.
+    ///
+    /// The PostgreSQL engine's logger (`photosync.postgres`) is also PostgresNIO's, whose debug lines are
+    /// its internals (connections opened and closed), not photosync's: it says info and above, unless
+    /// `PHOTOSYNC_LOG_LEVEL=trace` asks for everything.
     static func bootstrap(_ options: GlobalOptions) {
         let level = level(options)
         bootstrapped.withLock { done in
@@ -28,11 +32,14 @@ enum CommandLogging {
             done = true
             LoggingSystem.bootstrap { label in
                 var handler = CappedLogHandler(StreamLogHandler.standardError(label: label), capped: level > .debug)
-                handler.logLevel = level
+                handler.logLevel = label == postgresLabel && level != .trace ? max(level, .info) : level
                 return handler
             }
         }
     }
+
+    /// The label of the PostgreSQL engine's logger (`PostgresEngine`'s default).
+    static let postgresLabel = "photosync.postgres"
 
     /// The logger handed to swift-service-lifecycle: its own debug lines (services starting, signals
     /// received) are internals, not photosync's; it says only warnings and errors, unless

@@ -169,6 +169,8 @@ import Glibc
         #expect(daemon.stop() == 0)
         #expect(daemon.logText.contains("debug"), "no debug line at all: \(daemon.logText)")
         #expect(!daemon.logText.contains("[ServiceLifecycle]"), "\(daemon.logText)")
+        // Nor PostgresNIO's (connections opened and closed), on a PostgreSQL library.
+        #expect(!scan.stderr.contains("[PostgresNIO]") && !daemon.logText.contains("[PostgresNIO]"), "\(scan.stderr)\(daemon.logText)")
     }
 
     /// Without a terminal, no progress bar: plain log lines only.
