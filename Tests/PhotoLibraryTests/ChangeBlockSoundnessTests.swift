@@ -21,17 +21,21 @@ import Testing
     /// On SQLite, everything the writer connection executes, through SQLite's tracer. On PostgreSQL, every
     /// statement the database received from any connection, through the server's log
     /// (``PostgresStatementLog``) — except the commit listener's session, which only `LISTEN`s and checks
-    /// its connection with `SELECT 1`, outside any transaction by design.
+    /// its connection with `SELECT 1`, outside any transaction by design (known by its `LISTEN`, which may
+    /// come before this log starts).
     final class StatementLog: Sendable {
         private let traced = Mutex<[(sql: String, inTransaction: Bool)]>([])
         private let server: PostgresStatementLog?
+        /// The database's whole log, for the listener's session.
+        private let wholeServerLog: PostgresStatementLog?
 
         init(_ test: TestLibrary) throws {
             if let database = test.postgres {
                 server = PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database)
+                wholeServerLog = PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database, fromTheStart: true)
                 return
             }
-            server = nil
+            (server, wholeServerLog) = (nil, nil)
             test.library.database.writeWithoutTransaction { db in
                 db.trace { [self, unowned db] event in
                     if case .statement(let statement) = event {
@@ -43,9 +47,9 @@ import Testing
         }
 
         func entries() throws -> [(sql: String, inTransaction: Bool)] {
-            guard let server else { return traced.withLock { $0 } }
+            guard let server, let wholeServerLog else { return traced.withLock { $0 } }
             let statements = try server.statements()
-            let listeners = Set(statements.filter { $0.sql.hasPrefix("LISTEN ") }.map(\.pid))
+            let listeners = Set(try wholeServerLog.statements().filter { $0.sql.hasPrefix("LISTEN ") }.map(\.pid))
             return statements.filter { !listeners.contains($0.pid) }.map { ($0.sql, $0.inTransaction) }
         }
 

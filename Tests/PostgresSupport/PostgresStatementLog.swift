@@ -29,12 +29,13 @@ public struct PostgresStatementLog: Sendable {
     let database: String
     let start: UInt64
 
-    /// Starts the log of the database at `url` (a URL ``PostgresCluster/makeDatabase(prefix:settings:)`` made).
-    public init(cluster: PostgresCluster, database url: URL) {
+    /// Starts the log of the database at `url` (a URL ``PostgresCluster/makeDatabase(prefix:settings:)`` made):
+    /// from now on, or, with `fromTheStart`, from the database's creation.
+    public init(cluster: PostgresCluster, database url: URL, fromTheStart: Bool = false) {
         self.cluster = cluster
         self.database = url.lastPathComponent
         let size = (try? FileManager.default.attributesOfItem(atPath: cluster.statementLog.path)[.size]) as? NSNumber
-        self.start = size?.uint64Value ?? 0
+        self.start = fromTheStart ? 0 : size?.uint64Value ?? 0
     }
 
     /// The statements the database received since this log started, in the order the server received them.
