@@ -4,7 +4,9 @@ public import Foundation
 /// database, whatever connection or process sent it.
 ///
 /// The database must log its statements: make it with `makeDatabase(settings: ["log_statement": "all"])`.
-/// The log starts when this is made; ``statements()`` reads it up to now.
+/// The log starts when this is made; ``statements()`` reads it up to now. Transaction blocks are followed
+/// from there: start the log when no session of the database is inside one, or a statement of that block
+/// reads as outside any.
 ///
 /// ```swift
 /// let log = try PostgresStatementLog(cluster: cluster, database: url)
