@@ -31,8 +31,8 @@ import Testing
 
         init(_ test: TestLibrary) throws {
             if let database = test.postgres {
-                server = PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database)
-                wholeServerLog = PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database, fromTheStart: true)
+                server = try PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database)
+                wholeServerLog = try PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database, fromTheStart: true)
                 return
             }
             (server, wholeServerLog) = (nil, nil)

@@ -15,7 +15,7 @@ import Testing
         let engine = try PostgresEngine(url: url)
         let other = try PostgresEngine(url: quiet)
         _ = try engine.read { try $0.fetchRows(sql: "SELECT 'before the log'", arguments: [], cached: false) }
-        let log = PostgresStatementLog(cluster: cluster, database: url)
+        let log = try PostgresStatementLog(cluster: cluster, database: url)
         try engine.write { try $0.execute(sql: "SELECT 'in a write'", arguments: []) }
         try engine.writeWithoutTransaction { try $0.execute(sql: "SELECT 'outside'", arguments: []) }
         _ = try engine.read { try $0.fetchRows(sql: "SELECT 'in a read'", arguments: [], cached: false) }

@@ -29,31 +29,45 @@ public struct PostgresStatementLog: Sendable {
 
     let cluster: PostgresCluster
     let database: String
-    let start: UInt64
+    private(set) var start: UInt64
 
     /// Starts the log of the database at `url` (a URL ``PostgresCluster/makeDatabase(prefix:settings:)`` made):
     /// from now on, or, with `fromTheStart`, from the database's creation.
-    public init(cluster: PostgresCluster, database url: URL, fromTheStart: Bool = false) {
+    ///
+    /// "Now" is a marker statement sent to the database: the server's collector writes its log a little
+    /// after the fact, so the file's size at this instant could still leave out statements sent before.
+    ///
+    /// - Throws: ``PostgresClusterError`` when the marker can't be sent or is not in the log after 30 seconds.
+    public init(cluster: PostgresCluster, database url: URL, fromTheStart: Bool = false) throws(PostgresClusterError) {
         self.cluster = cluster
         self.database = url.lastPathComponent
-        let size = (try? FileManager.default.attributesOfItem(atPath: cluster.statementLog.path)[.size]) as? NSNumber
-        self.start = fromTheStart ? 0 : size?.uint64Value ?? 0
+        self.start = 0
+        if !fromTheStart { self.start = try mark().end }
     }
 
     /// The statements the database received since this log started, in the order the server received them.
     ///
-    /// The server's collector writes its log a little after the fact: this sends a marker statement to the
-    /// database and reads until the marker is in the log, so everything sent before this call is there.
+    /// Everything sent before this call is there: it sends a marker statement and reads up to it.
     ///
     /// - Throws: ``PostgresClusterError`` when the marker can't be sent or is not in the log after 30 seconds.
     public func statements() throws(PostgresClusterError) -> [Statement] {
+        Self.statements(in: try mark().before, database: database)
+    }
+
+    /// What every marker statement holds: markers are not statements of the log.
+    static let markerPrefix = "photosync-log-marker-"
+
+    /// Sends a marker statement to the database and waits until it is in the log: the log's lines from
+    /// ``start`` up to the marker, and the offset in the file just past the marker's line.
+    private func mark() throws(PostgresClusterError) -> (before: [Substring], end: UInt64) {
         let marker = "\(Self.markerPrefix)\(UUID().uuidString)"
         try cluster.runSQL("SELECT '\(marker)'", database: database)
         let deadline = Date().addingTimeInterval(30)
         while true {
-            let lines = readLines()
-            if let end = lines.firstIndex(where: { $0.contains(marker) }) {
-                return Self.statements(in: lines[..<end], database: database)
+            let text = readText()
+            if let line = text.range(of: marker).map({ text.lineRange(for: $0) }) {
+                let end = start + UInt64(text.utf8.distance(from: text.startIndex, to: line.upperBound))
+                return (text[..<line.lowerBound].split(separator: "\n"), end)
             }
             guard Date() < deadline else {
                 throw .commandFailed("reading \(cluster.statementLog.path)", output: "the marker statement was not logged in 30 s")
@@ -62,19 +76,16 @@ public struct PostgresStatementLog: Sendable {
         }
     }
 
-    /// What every marker statement holds: markers are not statements of the log.
-    static let markerPrefix = "photosync-log-marker-"
-
-    /// The log's lines written since ``start``.
-    private func readLines() -> [Substring] {
-        guard let handle = FileHandle(forReadingAtPath: cluster.statementLog.path) else { return [] }
+    /// The log's text written since ``start``.
+    private func readText() -> String {
+        guard let handle = FileHandle(forReadingAtPath: cluster.statementLog.path) else { return "" }
         defer { try? handle.close() }
-        guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return [] }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+        guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The statements of `database` among the JSON log's `lines`, with the transaction block each was in.
-    static func statements(in lines: ArraySlice<Substring>, database: String) -> [Statement] {
+    static func statements(in lines: [Substring], database: String) -> [Statement] {
         var open: [Int: Bool] = [:]
         var statements: [Statement] = []
         for line in lines {
