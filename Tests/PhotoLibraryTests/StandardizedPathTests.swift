@@ -49,4 +49,22 @@ struct StandardizedPathTests {
             #expect(asset.contentHash == assets[0].contentHash && asset.fileSize == 64)
         }
     }
+
+    @Test func aReferencedFileMovedToAPathIsStoredAtItsStandardForm() throws {
+        let test = try TestLibrary()
+        let file = test.directory.file("in/a.jpg", seed: 5, size: 64)
+        try test.library.performChangesAndWait {
+            _ = AssetChangeRequest.creationRequestForAsset(fromFileAt: file, options: AssetCreationOptions(storage: .referenced))
+        }
+        let asset = try #require(try test.library.fetchAssets().firstObject)
+        let moved = test.directory.url.appending(path: "out/é x.jpg")
+        try FileManager.default.createDirectory(at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: file, to: moved)
+        try test.library.performChangesAndWait {
+            AssetChangeRequest(for: asset).setReferencedFilePath(test.directory.url.path + "/in/./../out//é x.jpg")
+        }
+        let after = try #require(try test.library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier]).firstObject)
+        #expect(after.filePath == moved.standardizedFileURL.path)
+        #expect(after.originalFilename == "é x.jpg")
+    }
 }

@@ -270,10 +270,15 @@ public final class AssetChangeRequest {
 
     /// Moves a referenced asset's file reference to a new path, keeping its identity (a rename or move on
     /// disk). The file name follows the path.
+    ///
+    /// The path is stored in its standard form, as the creation requests store theirs (a relative path is
+    /// taken from the current directory; `.`, `..` and repeated slashes are resolved), so that a lookup by
+    /// path finds the asset whichever spelling named it.
     public func setReferencedFilePath(_ path: String) {
+        let standard = URL.standardizedFilePath(path)
         edit {
-            $0.filePath = path
-            $0.originalFilename = URL(fileURLWithPath: path).lastPathComponent
+            $0.filePath = standard
+            $0.originalFilename = URL.lastComponent(ofStandardPath: standard)
         }
     }
 

@@ -6,6 +6,8 @@ import Testing
 
 /// The test cluster's statement log (``PostgresStatementLog``), the probe of what reaches a PostgreSQL
 /// database: it must see the engine's statements, and tell those of a transaction from those outside one.
+/// (With the storage contract's suites: a synchronous test, run in the pass of those, not among the tests
+/// that wait on time.)
 @Suite struct StatementLogTests {
     @Test("the log sees each statement of its database, with the transaction block it ran in")
     func statementsAndTheirTransactions() throws {
