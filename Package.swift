@@ -260,7 +260,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // FolderWatch tests: real temporary folders, real inotify.
-        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom"], swiftSettings: strict),
+        .testTarget(name: "FolderWatchTests", dependencies: ["FolderWatch", "SeededRandom", "LibraryTestSupport"], swiftSettings: strict),
         .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         .testTarget(
             name: "PhotoImagingTests",
