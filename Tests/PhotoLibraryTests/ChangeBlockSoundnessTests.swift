@@ -31,8 +31,9 @@ import Testing
 
         init(_ test: TestLibrary) throws {
             if let database = test.postgres {
-                server = try PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database)
-                wholeServerLog = try PostgresStatementLog(cluster: try PostgresCluster.shared(), database: database, fromTheStart: true)
+                let cluster = try PostgresCluster.shared()
+                server = try PostgresStatementLog(cluster: cluster, database: database)
+                wholeServerLog = try PostgresStatementLog(cluster: cluster, database: database, fromTheStart: true)
                 return
             }
             (server, wholeServerLog) = (nil, nil)
@@ -53,9 +54,10 @@ import Testing
             return statements.filter { !listeners.contains($0.pid) }.map { ($0.sql, $0.inTransaction) }
         }
 
-        func count() throws -> Int { try entries().count }
-        func outsideTransactions() throws -> [String] {
-            try entries().filter { !$0.inTransaction && !$0.sql.hasPrefix("BEGIN") }.map(\.sql)
+        /// The statements logged so far (one read of the log), and those of them outside any transaction.
+        func read() throws -> (count: Int, outsideTransactions: [String]) {
+            let entries = try entries()
+            return (entries.count, entries.filter { !$0.inTransaction && !$0.sql.hasPrefix("BEGIN") }.map(\.sql))
         }
     }
 
@@ -90,9 +92,9 @@ import Testing
                     use()
                 }
             }
-            #expect(try log.count() > 0, "the log sees the writer's statements")
-            let outside = try log.outsideTransactions()
-            #expect(outside.isEmpty, "\(name): \(outside)")
+            let logged = try log.read()
+            #expect(logged.count > 0, "the log sees the writer's statements")
+            #expect(logged.outsideTransactions.isEmpty, "\(name): \(logged.outsideTransactions)")
         }
         #expect(try library.currentChangeToken == token)
         #expect(try library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier]).first?.isFavorite == false)
@@ -133,9 +135,9 @@ import Testing
         #expect(try library.currentChangeToken == token)
         #expect(try library.fetchAssets(withLocalIdentifiers: [asset.localIdentifier]).first?.isFavorite == false)
         #expect(try library.fetchAssetCollections(with: .album).count == 0)
-        #expect(try log.count() > 0, "the log sees the writer's statements")
-        let outside = try log.outsideTransactions()
-        #expect(outside.isEmpty, "\(outside)")
+        let logged = try log.read()
+        #expect(logged.count > 0, "the log sees the writer's statements")
+        #expect(logged.outsideTransactions.isEmpty, "\(logged.outsideTransactions)")
     }
 
     @Test("A read that fails inside a block fails the block with a typed error instead of reading a default", arguments: StoragePaths.allCases)
