@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LibraryTestSupport
 @testable import PhotoLibrary
 import SeededRandom
 import Synchronization
@@ -137,17 +138,22 @@ struct MirrorStateTests {
         let library = try PhotoLibrary(url: test.library.url, options: notificationsOnly)
         let other = try PhotoLibrary(url: library.url)
         let returned = Atomic(false)
-        let waiter = Task {
+        // The waiter and this test's polling run on queues of their own: the suites beside this one hold the
+        // cooperative pool for seconds, and a waiter that never gets a thread never suspends (a CI run's failure).
+        let waiter = Task(executorPreference: QueueExecutor(label: "tests.cookie-waiter")) {
             defer { returned.store(true, ordering: .sequentiallyConsistent) }
             return try await library.waitForMirrorSyncCookie("c2", rootPath: "/r", timeout: .seconds(600))
         }
-        // The waiter checked once and suspended: the recording must wake it, not its first check.
-        #expect(await eventually { library.notifier.waiterCount == 1 }, "the waiter never suspended")
-        try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
-        #expect(await eventually { returned.load(ordering: .sequentiallyConsistent) }, "the recording did not wake the waiter")
-        waiter.cancel()
-        #expect(try await waiter.value)
-        #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
+        try await withTaskExecutorPreference(QueueExecutor(label: "tests.cookie-test")) {
+            // The waiter checked once and suspended: the recording must wake it, not its first check.
+            #expect(await eventually { library.notifier.waiterCount == 1 }, "the waiter never suspended")
+            try await other.performChanges(author: "tests") { MirrorChangeRequest(rootPath: "/r").recordSyncCookie("c2") }
+            #expect(
+                await eventually { returned.load(ordering: .sequentiallyConsistent) }, "the recording did not wake the waiter")
+            waiter.cancel()
+            #expect(try await waiter.value)
+            #expect(try await !library.waitForMirrorSyncCookie("c3", rootPath: "/r", timeout: .milliseconds(50)))
+        }
     }
 
     @Test("Deleting a mirrored asset unlinks its file; a failing block leaves no mirror state", arguments: LibraryEngine.allCases)
