@@ -8,14 +8,19 @@ public final class SQLiteEngine: StorageEngine {
     public let pool: DatabasePool
     /// Whether connections offer their fast paths (``SQLConnection/sqliteDatabase``).
     let fastPaths: Bool
+    /// What checkpoints the writer's log, if the pool's writer was given one (``WALCheckpointer/install(on:)``).
+    public let checkpointer: WALCheckpointer?
 
     /// An engine on an open pool.
     ///
-    /// - Parameter fastPaths: false hands out connections whose ``SQLConnection/sqliteDatabase`` is nil, so
-    ///   the library takes the paths every engine takes: for tests of those paths.
-    public init(pool: DatabasePool, fastPaths: Bool = true) {
+    /// - Parameters:
+    ///   - fastPaths: false hands out connections whose ``SQLConnection/sqliteDatabase`` is nil, so the library
+    ///     takes the paths every engine takes: for tests of those paths.
+    ///   - checkpointer: the checkpointer installed on the pool's writer, if any, kept for its users.
+    public init(pool: DatabasePool, fastPaths: Bool = true, checkpointer: WALCheckpointer? = nil) {
         self.pool = pool
         self.fastPaths = fastPaths
+        self.checkpointer = checkpointer
     }
 
     /// The connection handed to a body: the GRDB connection itself, or without its fast paths.

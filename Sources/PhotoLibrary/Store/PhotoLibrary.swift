@@ -163,21 +163,27 @@ public final class PhotoLibrary: Sendable {
             }
         }
 
-        let pool = try Self.openPool(at: databaseURL, options: options)
+        let synchronous = options.durableCommits ? "FULL" : "OFF"
+        let checkpointer = WALCheckpointer(path: databaseURL.path, synchronous: synchronous)
+        let pool = try Self.openPool(at: databaseURL, synchronous: synchronous, checkpointer: checkpointer, options: options)
         try self.init(
-            storage: SQLiteEngine(pool: pool, fastPaths: options.sqliteFastPaths), directory: url,
+            storage: SQLiteEngine(pool: pool, fastPaths: options.sqliteFastPaths, checkpointer: checkpointer), directory: url,
             location: databaseURL.path, options: options)
     }
 
-    /// Opens the SQLite pool of a library's database file, every connection with the library's settings.
-    private static func openPool(at databaseURL: URL, options: Options) throws(PhotoLibraryError) -> DatabasePool {
+    /// Opens the SQLite pool of a library's database file, every connection with the library's settings; the
+    /// writer's log is checkpointed by `checkpointer`, which the pool's connections keep alive.
+    private static func openPool(
+        at databaseURL: URL, synchronous: String, checkpointer: WALCheckpointer, options: Options
+    ) throws(PhotoLibraryError) -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(options.busyTimeout)
         configuration.maximumReaderCount = 4
-        let synchronous = options.durableCommits ? "FULL" : "OFF"
         configuration.prepareDatabase { db in
             // A token handed out must survive a power loss: fsync the WAL on every commit.
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            // The writer's commits leave checkpoints to a connection of their own (WALCheckpointer).
+            if !db.configuration.readonly, let connection = db.sqliteConnection { checkpointer.install(on: connection) }
             // The writer's temporary files in memory: a statement that writes many rows (the batches of a scan:
             // MultiRowInsert) keeps a statement journal — the page images it would restore should it fail
             // midway — which outgrows SQLite's 64 KiB and spilled to a temporary file, some seven writes per
