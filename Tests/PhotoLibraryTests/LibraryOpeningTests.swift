@@ -43,6 +43,10 @@ import Testing
         #expect(synchronous == 2)  // FULL
         #expect(foreignKeys == 1)
         #expect(version == LibrarySchema.currentVersion)
+        // The connection that commits: GRDB's WAL set-up sets NORMAL on it after the library's own settings,
+        // and this test once read only a reader's, so commits went without a sync unnoticed.
+        let writer = try test.library.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(writer == 2, "the writer's commits do not wait for the disk (synchronous = \(writer.map(String.init) ?? "nil"))")
     }
 
     @Test("The writer keeps its temporary files (a multi-row statement's journal) in memory; readers keep the default")

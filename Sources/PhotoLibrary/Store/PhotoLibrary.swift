@@ -180,8 +180,6 @@ public final class PhotoLibrary: Sendable {
         configuration.busyMode = .timeout(options.busyTimeout)
         configuration.maximumReaderCount = 4
         configuration.prepareDatabase { db in
-            // A token handed out must survive a power loss: fsync the WAL on every commit.
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             // The writer's commits leave checkpoints to a connection of their own (WALCheckpointer).
             if !db.configuration.readonly, let connection = db.sqliteConnection { checkpointer.install(on: connection) }
             // The writer's temporary files in memory: a statement that writes many rows (the batches of a scan:
@@ -191,7 +189,14 @@ public final class PhotoLibrary: Sendable {
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
             LibraryFunctions.register(in: db)
         }
-        do { return try DatabasePool(path: databaseURL.path, configuration: configuration) } catch {
+        do {
+            let pool = try DatabasePool(path: databaseURL.path, configuration: configuration)
+            // A token handed out must survive a power loss: fsync the WAL on every commit. Set on the writer
+            // once the pool is open: the pool's WAL set-up, after `prepareDatabase`, sets `synchronous = NORMAL`,
+            // under which a commit waits for no disk and a power loss can take back tokens handed out.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+            return pool
+        } catch {
             throw map(error, path: databaseURL.path)
         }
     }
