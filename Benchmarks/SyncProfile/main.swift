@@ -11,12 +11,14 @@
 // (Debian 12's valgrind 3.19 gives up on the DWARF 5 debug information of a release build, "unhandled dwarf2
 // abbrev form code 0x25": the copy without it keeps the symbols callgrind_annotate names functions by.) The
 // first run of a COUNT copies its files into a tree of their own, which that run counts too: count the second.
-// Usage: SyncProfile scan TREE [COUNT] [timed]
+// Usage: SyncProfile scan TREE [COUNT] [timed] [cold]
 //   TREE   images (the image tree of SyncBenchmarks: JPEG, HEIC, PNG), small (100,000 files of 900 bytes),
 //          base (an empty directory), or a directory.
 //   COUNT  for images and small: scan only the first COUNT files (copied into a tree of their own under /tmp,
 //          kept for the next run).
 //   timed  print the scan's wall-clock time, the processor time of the whole process and the summary.
+//   cold   leave the tree as the page cache has it (by default it is read once first, so the scan runs warm):
+//          after `sync; echo 3 > /proc/sys/vm/drop_caches` (root), a scan of files read from the disk.
 // The scan runs in a task while the main thread waits on a semaphore: valgrind cannot run a process whose main
 // thread parks in dispatch_main.
 import Foundation
@@ -52,7 +54,7 @@ func processorTime() -> Double {
 func main() throws {
     let arguments = CommandLine.arguments.dropFirst()
     guard arguments.first == "scan", arguments.count >= 2 else {
-        FileHandle.standardError.write(Data("usage: SyncProfile scan images|small|DIR [COUNT] [timed]\n".utf8))
+        FileHandle.standardError.write(Data("usage: SyncProfile scan images|small|DIR [COUNT] [timed] [cold]\n".utf8))
         exit(2)
     }
     let name = arguments[arguments.startIndex + 1]
@@ -67,7 +69,7 @@ func main() throws {
         try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
     default: tree = URL(fileURLWithPath: name)
     }
-    try SyncFixtures.warm(tree)
+    if !arguments.contains("cold") { try SyncFixtures.warm(tree) }
     let (library, url) = try SyncFixtures.temporaryLibrary()
     defer { try? FileManager.default.removeItem(at: url) }
     // Batches by file count only, as on a machine that reads 500 files within the time limit: under callgrind
