@@ -15,10 +15,13 @@ public struct FolderMirrorOptions: Sendable {
     /// written. This bounds the wait for a writer that never closes its file (it is then mirrored like any
     /// file, once quiet this long). Default 30 s.
     public var openFileSettleInterval: Duration = .seconds(30)
-    /// How many files a pass reads (probes and hashes) at once, each on a thread of its own, ahead of the
-    /// commits — which stay on the pass's own thread, in the order of the walk, with the same batches as
-    /// one file read after the other. 1 reads each file on the pass's own thread when it comes to it.
-    /// Default: the machine's active processor count, at least 2, at most 4.
+    /// How many files a pass reads (probes and hashes) at once, at most, each on a thread of its own, ahead
+    /// of the commits — which stay on the pass's own thread, in the order of the walk, with the same batches
+    /// as one file read after the other. All but one of the threads wait while the files read ahead fill half
+    /// the read-ahead window, and read again when the pass has to wait for a file: files in the page cache
+    /// leave the cores to the commits, files read from a disk are read in parallel. 1 reads each file on the
+    /// pass's own thread when it comes to it. Default: the machine's active processor count, at least 2, at
+    /// most 4.
     public var fileReaders = min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 4)
     /// A commit holds at most this many file changes…
     public var batchFileLimit = 500
