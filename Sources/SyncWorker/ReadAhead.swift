@@ -16,7 +16,7 @@ import Synchronization
 /// The first reader reads whenever the window has room. The others (helpers) wait while the files read and not
 /// taken fill at least half the window: then one reader keeps the engine fed, and the other cores go to the
 /// engine's commits — with as many reader threads as cores, every reader competed with the engine's thread,
-/// which bounds a pass over files in the page cache (a scan of 20,000 images took 15 % longer). Each time the
+/// which bounds a pass over files in the page cache (a scan of 20,000 images took 10–15 % longer). Each time the
 /// engine has to wait for a file (files slow to come: read from a disk), a parked helper is woken, and reads
 /// overlap again.
 ///
