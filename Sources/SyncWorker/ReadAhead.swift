@@ -127,8 +127,9 @@ final class ReadAhead: Sendable {
         if filled[index % window].wait(timeout: .now()) == .timedOut {
             // The engine waits for the readers: a parked helper reads again.
             let wake = state.withLock { state in
-                defer { state.parked = max(state.parked - 1, 0) }
-                return state.parked > 0
+                guard state.parked > 0 else { return false }
+                state.parked -= 1
+                return true
             }
             if wake { unpark.signal() }
             filled[index % window].wait()

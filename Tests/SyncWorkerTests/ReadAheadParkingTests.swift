@@ -26,24 +26,14 @@ struct ReadAheadParkingTests {
         ReadAhead(files: files, root: root.path, timeZone: .gmt, openFileQuiet: nil, readers: readers, window: window)
     }
 
-    /// Polls `condition` every millisecond for up to 30 s.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            usleep(1_000)
-        }
-        return condition()
-    }
-
     @Test("With the engine not taking, the first reader fills the window and the helpers park; then every file comes out, in order")
-    func helpersParkWhileAhead() throws {
+    func helpersParkWhileAhead() async throws {
         let (root, files) = try Self.files(40)
         defer { try? FileManager.default.removeItem(at: root) }
         let readAhead = Self.readAhead(files, root: root, readers: 3, window: 8)
         defer { readAhead.stop() }
-        #expect(Self.eventually { readAhead.filesStarted == 8 }, "the window never filled: \(readAhead.filesStarted) started")
-        #expect(Self.eventually { readAhead.parkedHelpers == 2 }, "\(readAhead.parkedHelpers) of 2 helpers parked")
+        #expect(await eventually { readAhead.filesStarted == 8 }, "the window never filled: \(readAhead.filesStarted) started")
+        #expect(await eventually { readAhead.parkedHelpers == 2 }, "\(readAhead.parkedHelpers) of 2 helpers parked")
         var paths: [String] = []
         while let outcome = readAhead.next() {
             guard case .hashed(let hashed) = outcome else {
@@ -56,11 +46,11 @@ struct ReadAheadParkingTests {
     }
 
     @Test("Stopping wakes the parked helpers: every reader ends")
-    func stopWakesParkedHelpers() throws {
+    func stopWakesParkedHelpers() async throws {
         let (root, files) = try Self.files(30)
         defer { try? FileManager.default.removeItem(at: root) }
         let readAhead = Self.readAhead(files, root: root, readers: 4, window: 6)
-        #expect(Self.eventually { readAhead.parkedHelpers == 3 })
+        #expect(await eventually { readAhead.parkedHelpers == 3 })
         _ = readAhead.next()
         readAhead.stop()  // Waits for every reader to end: a helper left parked would hang it.
         #expect(readAhead.parkedHelpers == 0)
