@@ -54,7 +54,7 @@ func processorTime() -> Double {
 func main() throws {
     let arguments = CommandLine.arguments.dropFirst()
     guard arguments.first == "scan", arguments.count >= 2 else {
-        FileHandle.standardError.write(Data("usage: SyncProfile scan images|small|DIR [COUNT] [timed] [cold]\n".utf8))
+        FileHandle.standardError.write(Data("usage: SyncProfile scan images|small|DIR [COUNT] [timed] [cold] [batch=FILES]\n".utf8))
         exit(2)
     }
     let name = arguments[arguments.startIndex + 1]
@@ -76,6 +76,9 @@ func main() throws {
     // (some 50 times slower) the time limit would cut every batch short, and the counts would follow the clock.
     var options = FolderMirrorOptions()
     options.batchTimeLimit = .seconds(3600)
+    if let limit = arguments.first(where: { $0.hasPrefix("batch=") }).flatMap({ Int($0.dropFirst(6)) }) {
+        options.batchFileLimit = limit
+    }
     let mirror = try FolderMirror(library: library, root: tree, options: options)
     let cpuBefore = processorTime()
     let done = DispatchSemaphore(value: 0)

@@ -12,6 +12,14 @@ extension AssetChangeRequest {
     /// Values the probe could not read or rejected (see ``MediaProbe``'s validation rules) are left at
     /// their defaults, so a file whose metadata lies is still mirrored with what is known.
     public func apply(_ probe: ProbeResult) {
+        apply(AssetFileProperties(probe))
+    }
+}
+
+extension AssetFileProperties {
+    /// The properties a probe read (see ``AssetChangeRequest/apply(_:)-(ProbeResult)``).
+    init(_ probe: ProbeResult) {
+        self.init()
         let metadata = probe.metadata
         if let format = probe.format {
             mediaType = format.kind == .video ? .video : .image
@@ -22,11 +30,7 @@ extension AssetChangeRequest {
         creationDate = metadata.creationDate
         creationTimeZoneOffset = metadata.creationDateOffset
         modificationDate = probe.file?.modificationDate
-        if let position = metadata.location {
-            location = Location(latitude: position.latitude, longitude: position.longitude, altitude: position.altitude)
-        } else {
-            location = nil
-        }
+        location = metadata.location.map { Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
         duration = metadata.duration ?? 0
         mediaSubtypes = AssetMediaSubtypes(rawValue: Int(metadata.mediaSubtypes.rawValue))
         burstIdentifier = metadata.burstIdentifier

@@ -138,7 +138,7 @@ public final class AssetChangeRequest {
 
     // MARK: Editing
 
-    private func edit(_ change: (inout AssetRow) -> Void) {
+    func edit(_ change: (inout AssetRow) -> Void) {
         guard let session, let rowID else { return }
         session.perform { try session.editAsset(rowID, change) }
     }

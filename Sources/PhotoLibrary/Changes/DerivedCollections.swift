@@ -104,7 +104,8 @@ enum SmartAlbumRule {
     }
 }
 
-/// Makes local identifiers: a random UUID and a suffix naming the object type, as PhotoKit's look.
+/// Makes local identifiers: a UUID (time-ordered: see ``TimeOrderedUUIDs``) and a suffix naming the object
+/// type, as PhotoKit's look.
 enum LocalIdentifier {
     static func make(_ type: ObjectType) -> String {
         let suffix: String
@@ -113,6 +114,6 @@ enum LocalIdentifier {
         case .assetCollection: suffix = "/L0/040"
         case .collectionList: suffix = "/L0/050"
         }
-        return RandomUUIDs.next() + suffix
+        return TimeOrderedUUIDs.next() + suffix
     }
 }
