@@ -5,10 +5,11 @@ import SyncWorker
 import PhotosyncWire
 
 /// An album named on the command line: by local identifier, the path of the mirrored directory it stands
-/// for (relative to the mirrored folder — `.` for the folder itself — or absolute), or a unique prefix of an
-/// identifier. Smart albums and moments are found by identifier too.
+/// for (relative to the mirrored folder — `.` for the folder itself — or absolute), or a unique part of an
+/// identifier: its start or any other run of it, such as its last digits (identifiers are time-ordered, so
+/// those of albums created together share their start). Smart albums and moments are found by identifier too.
 enum AlbumArgument {
-    /// - Throws: ``CommandFailure`` `notFound` when nothing matches, or a prefix matches several.
+    /// - Throws: ``CommandFailure`` `notFound` when nothing matches, or a part of an identifier matches several.
     static func resolve(_ text: String, in library: PhotoLibrary) throws -> AssetCollection {
         if let exact = try collections(FetchFilter(AssetCollection.localIdentifier == text), in: library).first { return exact }
         let paths = try MirrorPaths(library: library, includeDirectories: true)
@@ -18,12 +19,14 @@ enum AlbumArgument {
         {
             return album
         }
-        let matches = try collections(FetchFilter(AssetCollection.localIdentifier.beginsWith(text)), in: library)
-        if matches.count == 1 { return matches[0] }
-        if matches.count > 1 {
-            throw CommandFailure(code: "notFound", "'\(text)' is the start of \(matches.count) album identifiers: give more of it")
+        for (predicate, what) in [(AssetCollection.localIdentifier.beginsWith(text), "the start"), (AssetCollection.localIdentifier.contains(text), "part")] {
+            let matches = try collections(FetchFilter(predicate), in: library)
+            if matches.count == 1 { return matches[0] }
+            if matches.count > 1 {
+                throw CommandFailure(code: "notFound", "'\(text)' is \(what) of \(matches.count) album identifiers: give more of it (their last digits tell apart albums created together)")
+            }
         }
-        throw CommandFailure(code: "notFound", "no album with the identifier or mirrored directory '\(text)' (`photosync albums` lists them)")
+        throw CommandFailure(code: "notFound", "no album with the identifier, part of an identifier or mirrored directory '\(text)' (`photosync albums` lists them)")
     }
 
     /// Albums, smart albums and moments matching `filter`.

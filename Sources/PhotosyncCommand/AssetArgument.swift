@@ -5,22 +5,29 @@ import SyncWorker
 import PhotosyncWire
 
 /// An asset named on the command line: by local identifier, its mirrored path (relative to the mirrored
-/// folder, or the file's own path, absolute or relative to the current directory), or a unique prefix of
-/// an identifier. Hidden assets and every member of a burst are found.
+/// folder, or the file's own path, absolute or relative to the current directory), or a unique part of an
+/// identifier: its start or any other run of it, such as its last digits (identifiers are time-ordered, so
+/// those of assets created together share their start). Hidden assets and every member of a burst are found.
 enum AssetArgument {
     static let everything = FetchOptions(includeHiddenAssets: true, includeAllBurstAssets: true)
 
-    /// - Throws: ``CommandFailure`` `notFound` when nothing matches, or a prefix matches several.
+    /// - Throws: ``CommandFailure`` `notFound` when nothing matches, or a part of an identifier matches several.
     static func resolve(_ text: String, in library: PhotoLibrary, paths: MirrorPaths) throws -> Asset {
         if let exact = try library.fetchAssets(withLocalIdentifiers: [text], options: everything).firstObject { return exact }
         if let mirrored = try byPath(text, in: library, paths: paths) { return mirrored }
-        let matches = try library.fetchAssets(options: options(Asset.localIdentifier.beginsWith(text), limit: 2))
-        if matches.count == 1, let asset = matches.firstObject { return asset }
-        if matches.count > 1 {
-            let count = try library.fetchAssets(options: options(Asset.localIdentifier.beginsWith(text), limit: nil)).count
-            throw CommandFailure(code: "notFound", "'\(text)' is the start of \(count) asset identifiers: give more of it")
-        }
-        throw CommandFailure(code: "notFound", "no asset with the identifier, identifier prefix or mirrored path '\(text)'")
+        if let found = try unique(Asset.localIdentifier.beginsWith(text), "the start", text, in: library) { return found }
+        if let found = try unique(Asset.localIdentifier.contains(text), "part", text, in: library) { return found }
+        throw CommandFailure(code: "notFound", "no asset with the identifier, part of an identifier or mirrored path '\(text)'")
+    }
+
+    /// The one asset whose identifier `predicate` matches; nil when none does.
+    ///
+    /// - Throws: ``CommandFailure`` `notFound` when several do (`what` the text is of them: "the start", "part").
+    private static func unique(_ predicate: some PredicateConvertible, _ what: String, _ text: String, in library: PhotoLibrary) throws -> Asset? {
+        let matches = try library.fetchAssets(options: options(predicate, limit: 2))
+        guard matches.count > 1 else { return matches.firstObject }
+        let count = try library.fetchAssets(options: options(predicate, limit: nil)).count
+        throw CommandFailure(code: "notFound", "'\(text)' is \(what) of \(count) asset identifiers: give more of it (their last digits tell apart assets created together)")
     }
 
     /// The asset mirrored at `text`: a path relative to a mirrored folder, or a file's path.

@@ -6,18 +6,19 @@ import PhotosyncWire
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show one asset: by identifier, a unique identifier prefix, or its mirrored path.",
+        abstract: "Show one asset: by identifier, a unique part of its identifier (such as its last digits), or its mirrored path.",
         discussion: """
-            The asset is named by its local identifier, the start of one (enough of it to be unique), or its \
-            path: relative to the mirrored folder, or the file's own path. The text lists the fields of the \
-            JSON shape and the albums holding the asset.
+            The asset is named by its local identifier, a part of one (its start, or its last digits: \
+            identifiers are time-ordered, so those of assets created together share their start; enough of \
+            it to be unique), or its path: relative to the mirrored folder, or the file's own path. The text \
+            lists the fields of the JSON shape and the albums holding the asset.
 
             Example: photosync show Holidays/Beach/IMG_0101.jpg --json
             """)
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The asset's identifier, a unique prefix of it, or its mirrored path.", valueName: "id|path"))
+    @Argument(help: ArgumentHelp("The asset's identifier, a unique part of it (such as its last digits), or its mirrored path.", valueName: "id|path"))
     var identifier: String
 
     func run() async throws {

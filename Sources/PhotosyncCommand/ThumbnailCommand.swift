@@ -14,7 +14,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         commandName: "thumbnail",
         abstract: "Write an image of one asset at a target size: a thumbnail, a preview, or the full image.",
         discussion: """
-            The asset is named as for `show`: its identifier, a unique prefix of one, or its mirrored path. The \
+            The asset is named as for `show`: its identifier, a unique part of one (such as its last digits), or its mirrored path. The \
             image is sized by the pixel rule (README, "Images"): fit scales the whole image to fit inside the \
             size, fill scales it to cover the size and keeps the centre; each side rounds half up, the \
             limiting side is exactly the target's, and an image is never enlarged. Orientation is applied and \
@@ -34,7 +34,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The asset's identifier, a unique prefix of it, or its mirrored path.", valueName: "id|path"))
+    @Argument(help: ArgumentHelp("The asset's identifier, a unique part of it (such as its last digits), or its mirrored path.", valueName: "id|path"))
     var identifier: String
 
     @Option(name: .long, help: ArgumentHelp("The target size: 256 (a square) or 640x480.", valueName: "size"))
