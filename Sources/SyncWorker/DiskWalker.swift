@@ -43,13 +43,13 @@ enum FileSystem {
     /// kernel does — not by characters, which costs a grapheme break check per character (and would not see a
     /// "/" that a combining mark follows).
     static func parent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        guard let slash = path.lastUTF8Index(of: UInt8(ascii: "/")) else { return "" }
         return String(path[..<slash])
     }
 
     /// The last component of a relative path, split at the last "/" byte (see ``parent(of:)``).
     static func name(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        guard let slash = path.lastUTF8Index(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
     }
 

@@ -256,7 +256,7 @@ struct UniformType {
     /// extension that is not ASCII matches none of ours, lowercased or not.)
     static func pathExtension(of name: String) -> String {
         let utf8 = name.utf8
-        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return "" }
+        guard let dot = name.lastUTF8Index(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return "" }
         var bytes: [UInt8] = []
         for byte in utf8[utf8.index(after: dot)...] {
             guard byte < 0x80 else { return "" }

@@ -17,7 +17,7 @@ extension URL {
 
     /// The last component of a standardized path (its file name), read in place.
     static func lastComponent(ofStandardPath path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        guard let slash = path.lastUTF8Index(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
     }
 
