@@ -37,9 +37,7 @@ extension AssetChangeRequest {
             row.creationDate = properties.creationDate?.timeIntervalSince1970
             row.creationTimeZoneOffset = properties.creationTimeZoneOffset
             row.modificationDate = properties.modificationDate?.timeIntervalSince1970
-            row.latitude = properties.location?.latitude
-            row.longitude = properties.location?.longitude
-            row.altitude = properties.location?.altitude
+            row.location = properties.location
             row.duration = properties.duration
             row.mediaSubtypes = properties.mediaSubtypes.rawValue
             row.burstIdentifier = properties.burstIdentifier

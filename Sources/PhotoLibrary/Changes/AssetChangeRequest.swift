@@ -184,19 +184,8 @@ public final class AssetChangeRequest {
     /// The asset's position. A location off the globe fails the block with
     /// ``PhotoLibraryError/invalidValue(property:reason:)``.
     public var location: Location? {
-        get {
-            current({ row in
-                guard let latitude = row.latitude, let longitude = row.longitude else { return nil }
-                return Location(latitude: latitude, longitude: longitude, altitude: row.altitude)
-            }, default: nil)
-        }
-        set {
-            edit {
-                $0.latitude = newValue?.latitude
-                $0.longitude = newValue?.longitude
-                $0.altitude = newValue?.altitude
-            }
-        }
+        get { current({ $0.location }, default: nil) }
+        set { edit { $0.location = newValue } }
     }
 
     /// Image, video or audio. A creation request starts it from the file name's extension.

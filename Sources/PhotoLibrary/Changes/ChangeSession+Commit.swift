@@ -39,10 +39,8 @@ extension ChangeSession {
     }
 
     func validate(_ row: AssetRow) throws {
-        if let latitude = row.latitude, let longitude = row.longitude,
-            !Location(latitude: latitude, longitude: longitude, altitude: row.altitude).isValid
-        {
-            throw PhotoLibraryError.invalidValue(property: "location", reason: "(\(latitude), \(longitude)) is not on Earth")
+        if let location = row.location, !location.isValid {
+            throw PhotoLibraryError.invalidValue(property: "location", reason: "(\(location.latitude), \(location.longitude)) is not on Earth")
         }
         if (row.latitude == nil) != (row.longitude == nil) {
             throw PhotoLibraryError.invalidValue(property: "location", reason: "latitude and longitude go together")

@@ -203,11 +203,7 @@ public struct Asset: LibraryObject, Sendable, Hashable, Identifiable {
         creationDate = row.creationDate.map(Date.init(timeIntervalSince1970:))
         creationTimeZoneOffset = row.creationTimeZoneOffset
         modificationDate = row.modificationDate.map(Date.init(timeIntervalSince1970:))
-        if let latitude = row.latitude, let longitude = row.longitude {
-            location = Location(latitude: latitude, longitude: longitude, altitude: row.altitude)
-        } else {
-            location = nil
-        }
+        location = row.location
         duration = row.duration
         isFavorite = row.isFavorite
         isHidden = row.isHidden
