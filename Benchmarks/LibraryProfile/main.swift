@@ -59,6 +59,11 @@ func details(rounds: Int, incremental: Bool, measured: Bool = true, timed: Bool 
             original[asset.localIdentifier] = (asset.creationDate, asset.isFavorite)
         }
         guard measured else { continue }
+        if roundTwice { _ = try library.readChanges(after: start).last?.changeDetails(for: result) }
+        if spinMicroseconds > 0 {
+            let until = ContinuousClock.now + .microseconds(spinMicroseconds)
+            while ContinuousClock.now < until {}
+        }
         let began = ContinuousClock.now
         if markSystemCalls { _ = access("/profiled-begin", F_OK) }  // Markers for strace.
         // The first `warmUp` rounds run outside the counted function (PROFILE_WARMUP: a profile of the steady
@@ -97,6 +102,10 @@ func floor(rounds: Int) throws {
         let start = try library.currentChangeToken
         try library.performChangesAndWait(author: "profile") {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "floor")
+        }
+        if spinMicroseconds > 0 {
+            let until = ContinuousClock.now + .microseconds(spinMicroseconds)
+            while ContinuousClock.now < until {}
         }
         let began = ContinuousClock.now
         let changes = durations.count < warmUp ? try library.readChanges(after: start) : try profiledFloor(library, after: start)
@@ -142,6 +151,12 @@ func commitsCompared(_ count: Int) throws {
 
 /// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
 /// `strace -f` shows which system calls it makes.
+/// With PROFILE_SPIN=µs, the thread spins that long before each measured round (diagnostic: a round on a
+/// processor kept busy, against one that slept in the commit's `fsync`).
+let spinMicroseconds = Int(ProcessInfo.processInfo.environment["PROFILE_SPIN"] ?? "") ?? 0
+/// With PROFILE_TWICE set, each measured round runs once before, not measured (diagnostic: a round on warm
+/// caches).
+let roundTwice = ProcessInfo.processInfo.environment["PROFILE_TWICE"] != nil
 let markSystemCalls = ProcessInfo.processInfo.environment["PROFILE_MARKS"] != nil
 /// With PROFILE_WARMUP=K, the first K rounds of `details` and `details-floor` aren't counted by callgrind (nor timed).
 let warmUp = ProcessInfo.processInfo.environment["PROFILE_WARMUP"].flatMap { Int($0) } ?? 0
