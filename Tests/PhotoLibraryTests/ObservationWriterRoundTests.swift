@@ -104,6 +104,37 @@ import Testing
         try Self.expectCurrent(change, current, test.library, options: Self.byDate)
     }
 
+    /// A result that no transaction changes moves on with the rounds that find it unchanged
+    /// (``UnchangedStates``): long after it was fetched, a round still follows it on the writer, from the last
+    /// round's end, and describes the change that finally touches it exactly as fetching again does. (Followed
+    /// from its own position, it would lag more than ``WriterRound/lagLimit`` transactions behind, and its
+    /// records would touch more assets than the incremental path follows for a result of 5.)
+    @Test(arguments: StoragePaths.sqlite) func aResultNoTransactionChangesIsFollowedFromTheLastRound(paths: StoragePaths) throws {
+        let test = try TestLibrary(paths: paths)
+        let library = test.library
+        let assets = try Self.makeAssets(test, 100)
+        try library.performChangesAndWait { for asset in assets.prefix(5) { AssetChangeRequest(for: asset).isFavorite = true } }
+        let options = FetchOptions(predicate: "isFavorite", sortDescriptors: [FetchSort(key: "creationDate")])
+        let favourites = try library.fetchAssets(options: options)
+        #expect(favourites.count == 5)
+        let transactions = 2 * Int(WriterRound.lagLimit)
+        #expect(transactions > IncrementalFetch.maximumTouched(count: favourites.count))
+        for index in 0..<transactions {
+            let start = try library.currentChangeToken.sequence
+            try library.performChangesAndWait { AssetChangeRequest(for: assets[5 + index % 95]).creationDate = .utc(2031, 1, 1 + index % 28) }
+            let (change, onWriter) = try Self.readRound(library, after: start)
+            #expect(onWriter, "round \(index)")
+            #expect(change != nil && change?.changeDetails(for: favourites) == nil, "round \(index)")
+        }
+        #expect(favourites.followedFrom == (try library.currentChangeToken.sequence))
+        let start = try library.currentChangeToken.sequence
+        try library.performChangesAndWait { AssetChangeRequest(for: assets[2]).creationDate = .utc(2040, 1, 1) }
+        let (change, onWriter) = try Self.readRound(library, after: start)
+        #expect(onWriter)
+        try Self.expectCurrent(change, favourites, library, options: options)
+        #expect(change?.changeDetails(for: favourites)?.fetchResultAfterChanges.lastObject?.localIdentifier == assets[2].localIdentifier)
+    }
+
     /// A round admitted on the writer whose result turns out to need fetching again (more touched assets than
     /// the incremental path follows) is read again on the round reader.
     @Test(arguments: StoragePaths.sqlite) func aRoundThatCannotBeFollowedIsReadAgainOnTheRoundReader(paths: StoragePaths) throws {

@@ -235,6 +235,8 @@ final class FetchChain: Sendable {
     let requery: (@Sendable (any SQLConnection, _ sortValues: Bool) throws -> FetchResultKeyList)?
     /// How to follow the fetch transaction by transaction, when it can be (see ``IncrementalFetch``).
     let incremental: IncrementalFetch?
+    /// How far the chain's states are known unchanged, for the rounds that follow them.
+    let unchanged = UnchangedStates()
 
     init(
         keyKind: FetchResultKeyKind, requery: (@Sendable (any SQLConnection, _ sortValues: Bool) throws -> FetchResultKeyList)?,

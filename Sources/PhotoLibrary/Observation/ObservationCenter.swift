@@ -353,20 +353,25 @@ final class ObservationCenter: Sendable {
         // read (a successor produced by an earlier round's details, once this round is already read).
         var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
         for result in results where result.sequence < round.end && result.chain.requery != nil {
+            // A result known unchanged through the round has nothing to describe; one known unchanged through an
+            // earlier position is followed from there (see ``UnchangedStates``).
+            let from = result.followedFrom
+            guard from < round.end else { continue }
             let id = ObjectIdentifier(result.chain)
             if maintains, let fetch = result.chain.incremental {
                 let state = DeliveryContext.ResultState(chain: id, sequence: result.sequence)
                 var update = incremental[state]
                 if update == nil, !unmaintainable.contains(state) {
-                    update = try fetch.update(result.keyList, from: result.sequence, round: round, db)
+                    update = try fetch.update(result.keyList, from: from, round: round, db)
                     if let update { incremental[state] = update } else { unmaintainable.insert(state) }
+                    if let update, update.diff.isEmpty { result.chain.unchanged.record(result.sequence, through: round.end) }
                 }
                 if let update {
-                    followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, result.sequence), update.after)
+                    followed[id] = (result.chain, min(followed[id]?.sequence ?? .max, from), update.after)
                     continue
                 }
             }
-            oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, result.sequence))
+            oldest[id] = (result.chain, min(oldest[id]?.sequence ?? .max, from))
         }
         return (incremental, followed, oldest)
     }

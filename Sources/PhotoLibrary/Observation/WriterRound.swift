@@ -27,8 +27,10 @@ enum WriterRound {
     /// Whether a round of `journal` describing `results` may be read on the writer. O(*r*) for *r* results.
     static func admits(_ journal: RoundJournal, results: [any TrackedFetchResult], maintainsIncrementally: Bool) -> Bool {
         guard journal.recorded.records.count <= recordLimit else { return false }
-        for result in results where result.sequence < journal.end && result.chain.requery != nil {
-            guard maintainsIncrementally, result.chain.incremental != nil, journal.end - result.sequence <= lagLimit else {
+        for result in results where result.chain.requery != nil {
+            let from = result.followedFrom
+            guard from < journal.end else { continue }
+            guard maintainsIncrementally, result.chain.incremental != nil, journal.end - from <= lagLimit else {
                 return false
             }
         }
