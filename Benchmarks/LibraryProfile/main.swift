@@ -60,10 +60,7 @@ func details(rounds: Int, incremental: Bool, measured: Bool = true, timed: Bool 
         }
         guard measured else { continue }
         if roundTwice { _ = try library.readChanges(after: start).last?.changeDetails(for: result) }
-        if spinMicroseconds > 0 {
-            let until = ContinuousClock.now + .microseconds(spinMicroseconds)
-            while ContinuousClock.now < until {}
-        }
+        spinIfAsked()
         let began = ContinuousClock.now
         if markSystemCalls { _ = access("/profiled-begin", F_OK) }  // Markers for strace.
         // The first `warmUp` rounds run outside the counted function (PROFILE_WARMUP: a profile of the steady
@@ -103,10 +100,7 @@ func floor(rounds: Int) throws {
         try library.performChangesAndWait(author: "profile") {
             _ = AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "floor")
         }
-        if spinMicroseconds > 0 {
-            let until = ContinuousClock.now + .microseconds(spinMicroseconds)
-            while ContinuousClock.now < until {}
-        }
+        spinIfAsked()
         let began = ContinuousClock.now
         let changes = durations.count < warmUp ? try library.readChanges(after: start) : try profiledFloor(library, after: start)
         durations.append(ContinuousClock.now - began)
@@ -154,6 +148,12 @@ func commitsCompared(_ count: Int) throws {
 /// With PROFILE_SPIN=µs, the thread spins that long before each measured round (diagnostic: a round on a
 /// processor kept busy, against one that slept in the commit's `fsync`).
 let spinMicroseconds = Int(ProcessInfo.processInfo.environment["PROFILE_SPIN"] ?? "") ?? 0
+
+func spinIfAsked() {
+    guard spinMicroseconds > 0 else { return }
+    let until = ContinuousClock.now + .microseconds(spinMicroseconds)
+    while ContinuousClock.now < until {}
+}
 /// With PROFILE_TWICE set, each measured round runs once before, not measured (diagnostic: a round on warm
 /// caches).
 let roundTwice = ProcessInfo.processInfo.environment["PROFILE_TWICE"] != nil
