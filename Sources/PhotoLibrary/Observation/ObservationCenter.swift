@@ -34,6 +34,23 @@ final class ObservationCenter: Sendable {
         var delivered: Int64?
         var listener: UInt64?
         var trackedSinceSweep = 0
+
+        /// Removes the entries of released results, in place (a round typically finds one: the result its last
+        /// details replaced), and returns the live results.
+        ///
+        /// - Complexity: O(*r*) for *r* tracked results, without copying the table.
+        @discardableResult
+        mutating func sweepResults() -> [any TrackedFetchResult] {
+            var live: [any TrackedFetchResult] = []
+            live.reserveCapacity(results.count)
+            var released: [ObjectIdentifier] = []
+            for (key, entry) in results {
+                if let result = entry.result { live.append(result) } else { released.append(key) }
+            }
+            for key in released { results.removeValue(forKey: key) }
+            trackedSinceSweep = 0
+            return live
+        }
     }
 
     private let state = Mutex(State())
@@ -65,10 +82,7 @@ final class ObservationCenter: Sendable {
         state.withLock { state in
             state.results[ObjectIdentifier(result)] = WeakResult(result: result)
             state.trackedSinceSweep += 1
-            if state.trackedSinceSweep > 256 {
-                state.results = state.results.filter { $0.value.result != nil }
-                state.trackedSinceSweep = 0
-            }
+            if state.trackedSinceSweep > 256 { state.sweepResults() }
         }
         return result
     }
@@ -245,22 +259,9 @@ final class ObservationCenter: Sendable {
         try readRound(after: sequence)
     }
 
-    /// The tracked results still alive; the entries of released ones are dropped on the way, in place (a
-    /// round typically finds one: the result its last details replaced).
-    ///
-    /// - Complexity: O(*r*) for *r* tracked results, without copying the table.
+    /// The tracked results still alive; the entries of released ones are dropped on the way.
     private func liveResults() -> [any TrackedFetchResult] {
-        state.withLock { state in
-            var live: [any TrackedFetchResult] = []
-            live.reserveCapacity(state.results.count)
-            var released: [ObjectIdentifier] = []
-            for (key, entry) in state.results {
-                if let result = entry.result { live.append(result) } else { released.append(key) }
-            }
-            for key in released { state.results.removeValue(forKey: key) }
-            state.trackedSinceSweep = 0
-            return live
-        }
+        state.withLock { $0.sweepResults() }
     }
 
     /// Reads what was committed since the last delivery and hands it out. Runs on `queue`.
@@ -352,7 +353,7 @@ final class ObservationCenter: Sendable {
         // Chains followed incrementally: their end state, for a result of theirs made after this round was
         // read (a successor produced by an earlier round's details, once this round is already read).
         var followed: [ObjectIdentifier: (chain: FetchChain, sequence: Int64, after: FetchResultKeyList)] = [:]
-        for result in results where result.sequence < round.end && result.chain.requery != nil {
+        for result in results where result.chain.requery != nil {
             // A result known unchanged through the round has nothing to describe; one known unchanged through an
             // earlier position is followed from there (see ``UnchangedStates``).
             let from = result.followedFrom
