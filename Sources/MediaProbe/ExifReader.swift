@@ -56,6 +56,10 @@ enum ExifReader {
     /// `Exif\0\0` header (as in a JPEG APP1 segment or a WebP/HEIF Exif payload). Returns nil when libexif
     /// loads nothing.
     static func read(_ block: [UInt8]) -> ExifValues? {
+        ParseArena.scoped { readInArena(block) }
+    }
+
+    private static func readInArena(_ block: [UInt8]) -> ExifValues? {
         guard let loaded = load(block) else { return nil }
         defer { exif_data_unref(loaded) }
         let ifds = loaded.pointee.ifd
@@ -73,6 +77,10 @@ enum ExifReader {
     /// Reads EXIF split over separate TIFF blocks, each holding one IFD as its IFD0 (Canon CR3's CMT1, CMT2,
     /// CMT4 boxes).
     static func read(ifd0Block: [UInt8]?, exifBlock: [UInt8]?, gpsBlock: [UInt8]?) -> ExifValues? {
+        ParseArena.scoped { readInArena(ifd0Block: ifd0Block, exifBlock: exifBlock, gpsBlock: gpsBlock) }
+    }
+
+    private static func readInArena(ifd0Block: [UInt8]?, exifBlock: [UInt8]?, gpsBlock: [UInt8]?) -> ExifValues? {
         let blocks = [ifd0Block, exifBlock, gpsBlock].map { $0.flatMap(load) }
         defer { blocks.forEach { if let data = $0 { exif_data_unref(data) } } }
         func ref(_ data: UnsafeMutablePointer<ExifData>?) -> IFDRef {
@@ -94,8 +102,15 @@ enum ExifReader {
         return buffer.withUnsafeBufferPointer { load($0) }
     }
 
+    /// Loads a block with libexif, its objects in this thread's ``ParseArena`` (the caller's scope).
     private static func load(_ buffer: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<ExifData>? {
-        guard buffer.count >= exifHeader.count + 8, let data = exif_data_new() else { return nil }
+        guard buffer.count >= exifHeader.count + 8, let memory = exif_mem_new(
+            { size in ParseArena.current.allocate(Int(size), zeroed: true) },  // libexif's default is calloc
+            { pointer, size in ParseArena.current.reallocate(pointer, Int(size)) },
+            { _ in })
+        else { return nil }
+        defer { exif_mem_unref(memory) }
+        guard let data = exif_data_new_mem(memory) else { return nil }
         // Load what is there, nothing more: no invented "mandatory" entries, no dropped unknown tags.
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)

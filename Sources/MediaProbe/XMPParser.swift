@@ -10,8 +10,8 @@ internal import CExpat
 /// has none), and a packet is parsed only up to the end of its root element (what follows — padding, the
 /// closing `<?xpacket?>` — is not XML to check).
 ///
-/// Complexity: one pass over the packet, O(n); allocations: the Expat parser and one small text buffer,
-/// plus the strings of the properties kept.
+/// Complexity: one pass over the packet, O(n); allocations: the Expat parser and its buffers in the thread's
+/// ``ParseArena``, one small text buffer, plus the strings of the properties kept.
 enum XMPParser {
     /// Why a packet could not be read.
     enum Failure: Error, Equatable, CustomStringConvertible {
@@ -51,8 +51,22 @@ enum XMPParser {
 
     private static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<XMPValues, Failure> {
         guard !bytes.isEmpty else { return .success(XMPValues()) }
+        return ParseArena.scoped { parseInArena(bytes) }
+    }
+
+    /// Expat's memory on this thread's ``ParseArena``: the parser and its buffers live for one packet.
+    private static var arenaMemory: XML_Memory_Handling_Suite {
+        XML_Memory_Handling_Suite(
+            malloc_fcn: { size in ParseArena.current.allocate(size, zeroed: false) },
+            realloc_fcn: { pointer, size in ParseArena.current.reallocate(pointer, size) },
+            free_fcn: { _ in })
+    }
+
+    private static func parseInArena(_ bytes: UnsafeRawBufferPointer) -> Result<XMPValues, Failure> {
         // The namespace separator: a space, which cannot occur in a namespace URI or a local name.
-        guard let parser = XML_ParserCreateNS(nil, CChar(UInt8(ascii: " "))) else {
+        var memory = arenaMemory
+        var separator = CChar(UInt8(ascii: " "))
+        guard let parser = XML_ParserCreate_MM(nil, &memory, &separator) else {
             return .failure(.notWellFormed(message: "out of memory", offset: 0))
         }
         defer { XML_ParserFree(parser) }
