@@ -33,6 +33,16 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
         if isDirectoryOnly && !isDirectory { return false }
         return matcher.matches(bytes: isAnchored ? relativePath : basename)
     }
+
+    /// Whether it matches a path of one component, `name` (as its UTF-8 bytes, built at most once in
+    /// `bytes`), without building them when the name's first and last bytes rule the pattern out.
+    func matches(name: String, bytes: inout [UInt8]?, isDirectory: Bool) -> Bool {
+        guard !(isDirectoryOnly && !isDirectory), let first = name.utf8.first, let last = name.utf8.last,
+            matcher.admits(first: first, last: last)
+        else { return false }
+        if bytes == nil { bytes = Array(name.utf8) }
+        return matcher.matchesExhaustively(bytes: bytes!)
+    }
 }
 
 /// gitignore-style rules deciding which files and directories of the watched tree the sync worker skips.
@@ -100,6 +110,9 @@ public struct IgnoreRules: Sendable {
 
     /// Whether no pattern at all is loaded.
     public var isEmpty: Bool { defaults.isEmpty && byDirectory.isEmpty }
+
+    /// Whether no ignore file has patterns: only the built-in defaults (if any) decide.
+    public var isDefaultsOnly: Bool { byDirectory.isEmpty }
 
     /// The directories (relative, "" for the root) whose ignore files were added.
     public var directoriesWithRules: [String] { byDirectory.keys.sorted() }
@@ -179,11 +192,20 @@ public struct IgnoreRules: Sendable {
     public func decidingPattern(relativePath: String, isDirectory: Bool) -> IgnorePattern? {
         // A name alone (what a walk asks about most) is its own one component.
         if !relativePath.isEmpty, relativePath != ".", !relativePath.utf8.contains(UInt8(ascii: "/")) {
-            return decidingPattern([relativePath], isDirectory: isDirectory)
+            return byDirectory.isEmpty
+                ? decidingDefault(name: relativePath, isDirectory: isDirectory)
+                : decidingPattern([relativePath], isDirectory: isDirectory)
         }
         let components = Self.normalize(relativePath).split(separator: "/").map(String.init)
         guard !components.isEmpty else { return nil }
         return decidingPattern(components[...], isDirectory: isDirectory)
+    }
+
+    /// The default pattern deciding a name when no ignore file has patterns. A walk asks this of every entry:
+    /// most names are ruled out by each pattern's first and last bytes, with nothing allocated.
+    private func decidingDefault(name: String, isDirectory: Bool) -> IgnorePattern? {
+        var bytes: [UInt8]?
+        return defaults.last { $0.matches(name: name, bytes: &bytes, isDirectory: isDirectory) }
     }
 
     /// true: ignored, false: re-included, nil: no pattern matches.

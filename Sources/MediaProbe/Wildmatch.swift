@@ -34,6 +34,11 @@ struct Wildmatch: Sendable, Hashable {
         return matchesExhaustively(bytes: text)
     }
 
+    /// Whether a non-empty text whose first and last bytes are these may match: false means it cannot.
+    func admits(first byte: UInt8, last lastByte: UInt8) -> Bool {
+        (first?.contains(byte) ?? true) && (last?.contains(lastByte) ?? true)
+    }
+
     /// The match itself, without the first- and last-byte check (which never changes its answer).
     func matchesExhaustively(bytes text: [UInt8]) -> Bool {
         var memo = [UInt8](repeating: 0, count: (pattern.count + 1) * (text.count + 1))  // 0 unknown, 1 no, 2 yes

@@ -80,9 +80,6 @@ struct DiskWalker {
     let root: String
     var ignore: IgnoreRules
     let libraries: LibraryExclusion
-    /// Decisions by (name, is a directory), valid while no ignore file is loaded (names repeat across
-    /// folders: `IMG_0001.JPG` in every camera roll).
-    private var decisions: [String: Bool] = [:]
 
     init(root: String, ignore: IgnoreRules, libraries: LibraryExclusion) {
         self.root = root
@@ -93,16 +90,11 @@ struct DiskWalker {
     /// Whether an entry of a directory that is itself not ignored is ignored. The walk never descends
     /// into an ignored directory, so only the entry's own decision is needed (git's rule: nothing below an
     /// ignored directory can be re-included).
-    mutating func isIgnored(_ relative: String, name: String, isDirectory: Bool) -> Bool {
+    func isIgnored(_ relative: String, name: String, isDirectory: Bool) -> Bool {
         if name == IgnoreRules.fileName { return true }
-        if Self.defaultsMatchNamesOnly && ignore.directoriesWithRules.isEmpty {
-            let key = isDirectory ? name + "/" : name
-            if let known = decisions[key] { return known }
-            let decision = ignore.decidingPattern(relativePath: name, isDirectory: isDirectory).map { !$0.isNegated } ?? false
-            decisions[key] = decision
-            return decision
-        }
-        return ignore.decidingPattern(relativePath: relative, isDirectory: isDirectory).map { !$0.isNegated } ?? false
+        // With no ignore file loaded, only the defaults decide, and they look at the name alone.
+        let path = Self.defaultsMatchNamesOnly && ignore.isDefaultsOnly ? name : relative
+        return ignore.decidingPattern(relativePath: path, isDirectory: isDirectory).map { !$0.isNegated } ?? false
     }
 
     /// Walks `start` (relative; "" for the whole root), which must be a directory.
@@ -114,7 +106,7 @@ struct DiskWalker {
                 continue
             }
             let absolute = directory.isEmpty ? root : root + "/" + directory
-            if (try? ignore.loadIgnoreFile(root: root, directory: directory)) == true { decisions.removeAll() }
+            _ = try? ignore.loadIgnoreFile(root: root, directory: directory)
             guard let handle = opendir(absolute) else {
                 snapshot.unreadableDirectories.append(directory)
                 snapshot.skipped.append(SkippedFile(

@@ -120,6 +120,23 @@ struct IgnoreRulesTests {
         #expect(IgnoreRules().isIgnored(relativePath: path, isDirectory: isDirectory) == ignored, "\(path)")
     }
 
+    @Test("a name alone, decided by the defaults without building its bytes, is decided as the same name in a directory (random names)", arguments: [1, 2] as [UInt64])
+    func defaultsOnNames(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let rules = IgnoreRules()
+        let pieces = [".", "~", "$", "#", "@", "\r", "!", " ", "T", "t", "m", "p", "P", "a", "r", "d", "s", "w", "u", "é",
+                      "Icon", "humbs.db", "esktop.ini", ".tmp", ".TEMP", ".part", ".crdownload", "IMG_", "jpg", "eaDir", "recycle"]
+        var ignored = 0
+        for _ in 0..<20_000 {
+            let name = (0..<random.int(in: 1...4)).map { _ in random.pick(pieces) }.joined()
+            let isDirectory = random.chance(0.3)
+            let alone = rules.decidingPattern(relativePath: name, isDirectory: isDirectory)
+            #expect(alone == rules.decidingPattern(relativePath: "album/" + name, isDirectory: isDirectory), "\(name)")
+            if alone != nil { ignored += 1 }
+        }
+        #expect(ignored > 1_000)  // The names do meet the patterns.
+    }
+
     @Test("defaults come last: an ignore file can re-include, except the ignore file itself")
     func reinclusion() {
         let rules = Self.rules("!.well-known\n!*.tmp\n!.photosyncignore\n", defaults: true)
