@@ -105,8 +105,8 @@ enum ExifReader {
     /// Loads a block with libexif, its objects in this thread's ``ParseArena`` (the caller's scope).
     private static func load(_ buffer: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<ExifData>? {
         guard buffer.count >= exifHeader.count + 8, let memory = exif_mem_new(
-            { size in ParseArena.current.allocate(Int(size), zeroed: true) },  // libexif's default is calloc
-            { pointer, size in ParseArena.current.reallocate(pointer, Int(size)) },
+            { size in ParseArena.allocateInCurrent(Int(size), zeroed: true) },  // libexif's default is calloc
+            { pointer, size in ParseArena.reallocateInCurrent(pointer, Int(size)) },
             { _ in })
         else { return nil }
         defer { exif_mem_unref(memory) }

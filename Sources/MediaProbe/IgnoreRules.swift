@@ -34,14 +34,9 @@ public struct IgnorePattern: Sendable, Hashable, CustomStringConvertible {
         return matcher.matches(bytes: isAnchored ? relativePath : basename)
     }
 
-    /// Whether it matches a path of one component, `name` (as its UTF-8 bytes, built at most once in
-    /// `bytes`), without building them when the name's first and last bytes rule the pattern out.
-    func matches(name: String, bytes: inout [UInt8]?, isDirectory: Bool) -> Bool {
-        guard !(isDirectoryOnly && !isDirectory), let first = name.utf8.first, let last = name.utf8.last,
-            matcher.admits(first: first, last: last)
-        else { return false }
-        if bytes == nil { bytes = Array(name.utf8) }
-        return matcher.matchesExhaustively(bytes: bytes!)
+    /// Whether a one-component path whose first and last bytes are these may match: false means it cannot.
+    func admits(first: UInt8, last: UInt8, isDirectory: Bool) -> Bool {
+        !(isDirectoryOnly && !isDirectory) && matcher.admits(first: first, last: last)
     }
 }
 
@@ -204,8 +199,13 @@ public struct IgnoreRules: Sendable {
     /// The default pattern deciding a name when no ignore file has patterns. A walk asks this of every entry:
     /// most names are ruled out by each pattern's first and last bytes, with nothing allocated.
     private func decidingDefault(name: String, isDirectory: Bool) -> IgnorePattern? {
+        guard let first = name.utf8.first, let last = name.utf8.last else { return nil }
         var bytes: [UInt8]?
-        return defaults.last { $0.matches(name: name, bytes: &bytes, isDirectory: isDirectory) }
+        for index in defaults.indices.reversed() where defaults[index].admits(first: first, last: last, isDirectory: isDirectory) {
+            if bytes == nil { bytes = Array(name.utf8) }
+            if defaults[index].matcher.matchesExhaustively(bytes: bytes!) { return defaults[index] }
+        }
+        return nil
     }
 
     /// true: ignored, false: re-included, nil: no pattern matches.

@@ -124,4 +124,17 @@ final class ParseArena {
         pthread_setspecific(key, Unmanaged.passRetained(arena).toOpaque())
         return arena
     }
+
+    /// ``allocate(_:zeroed:)`` on this thread's arena, for the C libraries' allocation functions: the arena
+    /// the thread holds is borrowed, not retained, for the call.
+    static func allocateInCurrent(_ size: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
+        guard let pointer = pthread_getspecific(key) else { return current.allocate(size, zeroed: zeroed) }
+        return Unmanaged<ParseArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.allocate(size, zeroed: zeroed) }
+    }
+
+    /// ``reallocate(_:_:)`` on this thread's arena, borrowed as by ``allocateInCurrent(_:zeroed:)``.
+    static func reallocateInCurrent(_ block: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer {
+        guard let pointer = pthread_getspecific(key) else { return current.reallocate(block, size) }
+        return Unmanaged<ParseArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.reallocate(block, size) }
+    }
 }

@@ -57,8 +57,8 @@ enum XMPParser {
     /// Expat's memory on this thread's ``ParseArena``: the parser and its buffers live for one packet.
     private static var arenaMemory: XML_Memory_Handling_Suite {
         XML_Memory_Handling_Suite(
-            malloc_fcn: { size in ParseArena.current.allocate(size, zeroed: false) },
-            realloc_fcn: { pointer, size in ParseArena.current.reallocate(pointer, size) },
+            malloc_fcn: { size in ParseArena.allocateInCurrent(size, zeroed: false) },
+            realloc_fcn: { pointer, size in ParseArena.reallocateInCurrent(pointer, size) },
             free_fcn: { _ in })
     }
 

@@ -274,15 +274,15 @@ final class ChangeSession: @unchecked Sendable {
     func allocateID(_ table: String) throws -> Int64 {
         switch db.dialect {
         case .sqlite:
-            let next: Int64
-            if let cached = nextIDs[table] {
-                next = cached
-            } else {
-                let sequence = try db.fetchValue(
-                    Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
-                let maximum = try db.fetchValue(Int64.self, sql: "SELECT max(id) FROM \(table)") ?? 0
-                next = Swift.max(sequence, maximum) + 1
+            // The table's name hashed once per id (a scan allocates one per file).
+            if let index = nextIDs.index(forKey: table) {
+                defer { nextIDs.values[index] += 1 }
+                return nextIDs.values[index]
             }
+            let sequence = try db.fetchValue(
+                Int64.self, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0
+            let maximum = try db.fetchValue(Int64.self, sql: "SELECT max(id) FROM \(table)") ?? 0
+            let next = Swift.max(sequence, maximum) + 1
             nextIDs[table] = next + 1
             return next
         case .postgres:
