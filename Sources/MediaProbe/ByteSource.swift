@@ -14,9 +14,14 @@ protocol ByteSource {
     /// Whether a read of `count` bytes at `offset` costs a system call, so that small reads there are better
     /// served from a read-ahead page.
     func prefersReadAhead(at offset: Int64, count: Int) -> Bool
+    /// The source's first bytes, already in memory and valid for its lifetime (empty when it has none):
+    /// reads within them are copies, which a reader may make itself.
+    var resident: UnsafeRawBufferPointer { get }
 }
 
 extension ByteSource {
+    var resident: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
     /// Up to `count` bytes starting at `offset`; fewer at the end or on a read error.
     func read(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0, offset < size else { return [] }
@@ -55,6 +60,7 @@ final class FileSource: ByteSource {
     let head: UnsafeRawBufferPointer
     /// The errno of the first failed read (a short read at the end of the file is no error).
     private(set) var readError: Int32?
+    var resident: UnsafeRawBufferPointer { head }
     /// Reads past the head cost a system call each.
     func prefersReadAhead(at offset: Int64, count: Int) -> Bool {
         offset < 0 || offset + Int64(count) > Int64(head.count)
@@ -115,16 +121,23 @@ final class BoundedReader {
     private var pageStart: Int64 = 0
     private var pageCount = 0
 
+    /// The source's bytes in memory (``ByteSource/resident``): reads within them are copied from here, without
+    /// going through the source (the parsers' many small reads of a file's head: libheif's box by box).
+    private let resident: UnsafeRawBufferPointer
+
     init(
         _ source: any ByteSource, byteBudget: Int = BoundedReader.defaultByteBudget,
         readBudget: Int = BoundedReader.defaultReadBudget
     ) {
         self.source = source
+        self.size = source.size
+        self.resident = source.resident
         self.bytesLeft = byteBudget
         self.readsLeft = readBudget
     }
 
-    var size: Int64 { source.size }
+    /// The source's size (taken once: a source's size never changes).
+    let size: Int64
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file, none once a budget ran out).
     func read(at offset: Int64, count: Int) -> [UInt8] {
@@ -149,7 +162,10 @@ final class BoundedReader {
         if granted < wanted { exhausted = true }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(granted))
         let got: Int
-        if granted < Self.pageSize, source.prefersReadAhead(at: offset, count: granted) {
+        if offset + Int64(granted) <= Int64(resident.count) {
+            target.baseAddress!.copyMemory(from: resident.baseAddress! + Int(offset), byteCount: granted)
+            got = granted
+        } else if granted < Self.pageSize, source.prefersReadAhead(at: offset, count: granted) {
             got = readThroughPage(at: offset, into: target)
         } else {
             got = source.read(at: offset, into: target)

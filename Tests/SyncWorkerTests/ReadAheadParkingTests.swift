@@ -52,7 +52,13 @@ struct ReadAheadParkingTests {
         let readAhead = Self.readAhead(files, root: root, readers: 4, window: 6)
         #expect(await eventually { readAhead.parkedHelpers == 3 })
         _ = readAhead.next()
-        readAhead.stop()  // Waits for every reader to end: a helper left parked would hang it.
-        #expect(readAhead.parkedHelpers == 0)
+        // `stop()` waits for every reader to end: a helper left parked would keep it waiting for ever. It runs on
+        // a thread of its own, so that such a failure shows as a failed expectation rather than a hung run.
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            readAhead.stop()
+            stopped.signal()
+        }.start()
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "stop() still waits after 60 s: a helper stayed parked")
     }
 }
