@@ -180,17 +180,15 @@ struct JournalBatch {
     ) throws {
         let statement = try db.cachedStatement(sql: Self.insertSQL[rows.count]!)
         // The blobs are bound without a copy: `previousValues` outlives the statement's run, and the bindings
-        // are cleared after it.
+        // are cleared after it; so are the texts, from one buffer.
+        let texts = StaticTexts(capacity: records[rows].reduce(0) { $0 + $1.localIdentifier.utf8.count })
         try statement.executeBinding(parameterCount: 8 * rows.count, clearingBindings: true) { sqlite in
             var parameter: Int32 = 1
             for (record, previous) in zip(records[rows], previousValues[rows]) {
                 sqlite3_bind_int64(sqlite, parameter, sequence)
                 sqlite3_bind_int64(sqlite, parameter + 1, Int64(record.objectType.rawValue))
                 sqlite3_bind_int64(sqlite, parameter + 2, record.objectID)
-                var identifier = record.localIdentifier
-                identifier.withUTF8 { utf8 in
-                    _ = sqlite3_bind_text(sqlite, parameter + 3, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
-                }
+                texts.bind(record.localIdentifier, to: sqlite, at: parameter + 3)
                 sqlite3_bind_int64(sqlite, parameter + 4, Int64(record.kind.rawValue))
                 sqlite3_bind_int64(sqlite, parameter + 5, Int64(record.changedProperties))
                 sqlite3_bind_int64(sqlite, parameter + 6, record.contentChanged ? 1 : 0)

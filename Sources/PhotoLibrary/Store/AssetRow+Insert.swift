@@ -74,15 +74,23 @@ extension AssetRow {
     /// tracks what it writes.
     private static func insertPrepared(_ rows: ArraySlice<AssetRow>, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: insertSQL.sql(rows: rows.count))
-        try statement.executeBinding(parameterCount: 29 * rows.count) { sqlite in
+        // The texts bound from one buffer, without a copy each; the bindings are cleared after the run.
+        let texts = StaticTexts(capacity: rows.reduce(0) { $0 + $1.textByteCount })
+        try statement.executeBinding(parameterCount: 29 * rows.count, clearingBindings: true) { sqlite in
             var column: Int32 = 0
-            for row in rows { row.bind(sqlite, after: &column) }
+            for row in rows { row.bind(sqlite, after: &column, texts: texts) }
         }
     }
 
+    /// The UTF-8 bytes of the row's texts, as ``bind(_:after:texts:)`` binds them.
+    private var textByteCount: Int {
+        [localIdentifier, burstIdentifier, originalFilename, uniformTypeIdentifier, contentHash, filePath, adjustedContentHash]
+            .reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+    }
+
     /// Binds the row's values, id first, in the order of ``insertSQL``, to the parameters after `column`
-    /// (1-based, as SQLite counts them), which it leaves at the last it bound.
-    private func bind(_ sqlite: OpaquePointer, after column: inout Int32) {
+    /// (1-based, as SQLite counts them), which it leaves at the last it bound; its texts through `texts`.
+    private func bind(_ sqlite: OpaquePointer, after column: inout Int32, texts: StaticTexts) {
         func bind(_ value: Int64?) {
             column += 1
             if let value { sqlite3_bind_int64(sqlite, column, value) } else { sqlite3_bind_null(sqlite, column) }
@@ -95,10 +103,7 @@ extension AssetRow {
         }
         func bind(_ value: String?) {
             column += 1
-            guard var value else { return _ = sqlite3_bind_null(sqlite, column) }
-            value.withUTF8 { utf8 in
-                _ = sqlite3_bind_text(sqlite, column, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
-            }
+            texts.bind(value, to: sqlite, at: column)
         }
         bind(id)
         bind(localIdentifier)

@@ -65,25 +65,24 @@ enum MirrorFileRows {
     /// through GRDB, which tracks what it writes.
     private static func upsertPrepared(_ rows: ArraySlice<Row>, root: Int64, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: upsertSQL.sql(rows: rows.count))
-        try statement.executeBinding(parameterCount: 9 * rows.count) { sqlite in
+        // The texts bound from one buffer, without a copy each; the bindings are cleared after the run.
+        let texts = StaticTexts(capacity: rows.reduce(0) { $0 + $1.relativePath.utf8.count + $1.contentHash.utf8.count })
+        try statement.executeBinding(parameterCount: 9 * rows.count, clearingBindings: true) { sqlite in
             var parameter: Int32 = 0
-            for row in rows { bind(row, root: root, sqlite, after: &parameter) }
+            for row in rows { bind(row, root: root, sqlite, after: &parameter, texts: texts) }
         }
     }
 
     /// Binds a row's values, in the order of ``upsertSQL``, to the parameters after `parameter` (1-based, as
-    /// SQLite counts them), which it leaves at the last it bound.
-    private static func bind(_ row: Row, root: Int64, _ sqlite: OpaquePointer, after parameter: inout Int32) {
+    /// SQLite counts them), which it leaves at the last it bound; its texts through `texts`.
+    private static func bind(_ row: Row, root: Int64, _ sqlite: OpaquePointer, after parameter: inout Int32, texts: StaticTexts) {
         func bind(_ value: Int64) {
             parameter += 1
             sqlite3_bind_int64(sqlite, parameter, value)
         }
         func bind(_ text: String) {
             parameter += 1
-            var text = text
-            text.withUTF8 { utf8 in
-                _ = sqlite3_bind_text(sqlite, parameter, utf8.baseAddress, Int32(utf8.count), sqliteTransient)
-            }
+            texts.bind(text, to: sqlite, at: parameter)
         }
         bind(root)
         bind(row.relativePath)
