@@ -19,13 +19,12 @@ enum AlbumArgument {
         {
             return album
         }
-        for (predicate, what) in [(AssetCollection.localIdentifier.beginsWith(text), "the start"), (AssetCollection.localIdentifier.contains(text), "part")] {
+        let found = try IdentifierPart.unique(text, noun: "album") { part in
+            let predicate = part == .start ? AssetCollection.localIdentifier.beginsWith(text) : AssetCollection.localIdentifier.contains(text)
             let matches = try collections(FetchFilter(predicate), in: library)
-            if matches.count == 1 { return matches[0] }
-            if matches.count > 1 {
-                throw CommandFailure(code: "notFound", "'\(text)' is \(what) of \(matches.count) album identifiers: give more of it (their last digits tell apart albums created together)")
-            }
+            return (matches, { matches.count })
         }
+        if let found { return found }
         throw CommandFailure(code: "notFound", "no album with the identifier, part of an identifier or mirrored directory '\(text)' (`photosync albums` lists them)")
     }
 

@@ -15,19 +15,13 @@ enum AssetArgument {
     static func resolve(_ text: String, in library: PhotoLibrary, paths: MirrorPaths) throws -> Asset {
         if let exact = try library.fetchAssets(withLocalIdentifiers: [text], options: everything).firstObject { return exact }
         if let mirrored = try byPath(text, in: library, paths: paths) { return mirrored }
-        if let found = try unique(Asset.localIdentifier.beginsWith(text), "the start", text, in: library) { return found }
-        if let found = try unique(Asset.localIdentifier.contains(text), "part", text, in: library) { return found }
+        let found = try IdentifierPart.unique(text, noun: "asset") { part in
+            let predicate = part == .start ? Asset.localIdentifier.beginsWith(text) : Asset.localIdentifier.contains(text)
+            let some = try library.fetchAssets(options: options(predicate, limit: 2))
+            return (Array(some), { try library.fetchAssets(options: options(predicate, limit: nil)).count })
+        }
+        if let found { return found }
         throw CommandFailure(code: "notFound", "no asset with the identifier, part of an identifier or mirrored path '\(text)'")
-    }
-
-    /// The one asset whose identifier `predicate` matches; nil when none does.
-    ///
-    /// - Throws: ``CommandFailure`` `notFound` when several do (`what` the text is of them: "the start", "part").
-    private static func unique(_ predicate: some PredicateConvertible, _ what: String, _ text: String, in library: PhotoLibrary) throws -> Asset? {
-        let matches = try library.fetchAssets(options: options(predicate, limit: 2))
-        guard matches.count > 1 else { return matches.firstObject }
-        let count = try library.fetchAssets(options: options(predicate, limit: nil)).count
-        throw CommandFailure(code: "notFound", "'\(text)' is \(what) of \(count) asset identifiers: give more of it (their last digits tell apart assets created together)")
     }
 
     /// The asset mirrored at `text`: a path relative to a mirrored folder, or a file's path.

@@ -48,10 +48,7 @@ enum FileSystem {
     }
 
     /// The last component of a relative path, split at the last "/" byte (see ``parent(of:)``).
-    static func name(of path: String) -> String {
-        guard let slash = path.lastUTF8Index(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
-    }
+    static func name(of path: String) -> String { path.fileName }
 
     /// `path` itself or anything below it.
     static func isWithin(_ candidate: String, _ path: String) -> Bool {

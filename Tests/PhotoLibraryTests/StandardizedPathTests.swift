@@ -19,7 +19,7 @@ struct StandardizedPathTests {
             let standard = URL.standardizedFilePath(path)
             #expect(standard == url.standardizedFileURL.path, "\(path)")
             if standard != "/" {
-                #expect(URL.lastComponent(ofStandardPath: standard) == url.standardizedFileURL.lastPathComponent, "\(path)")
+                #expect(standard.fileName == url.standardizedFileURL.lastPathComponent, "\(path)")
             }
         }
     }

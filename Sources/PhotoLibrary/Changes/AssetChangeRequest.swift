@@ -101,7 +101,7 @@ public final class AssetChangeRequest {
                     size = digest.size
                 }
             }
-            let name = URL.lastComponent(ofStandardPath: path)
+            let name = path.fileName
             let type = UniformType.guess(forFileName: name)
             var row = AssetRow(
                 id: 0, localIdentifier: LocalIdentifier.make(.asset), mediaType: type.mediaType.rawValue,
@@ -267,7 +267,7 @@ public final class AssetChangeRequest {
         let standard = URL.standardizedFilePath(path)
         edit {
             $0.filePath = standard
-            $0.originalFilename = URL.lastComponent(ofStandardPath: standard)
+            $0.originalFilename = standard.fileName
         }
     }
 

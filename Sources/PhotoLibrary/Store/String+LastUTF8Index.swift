@@ -9,4 +9,11 @@ extension String {
         guard let offset = string.withUTF8({ $0.lastIndex(of: byte) }) else { return nil }
         return utf8.index(utf8.startIndex, offsetBy: offset)
     }
+
+    /// What follows the string's last "/" byte (the whole string when it has none): a path's file name, split
+    /// at the byte as the kernel splits paths, read in place.
+    package var fileName: String {
+        guard let slash = lastUTF8Index(of: UInt8(ascii: "/")) else { return self }
+        return String(self[utf8.index(after: slash)...])
+    }
 }

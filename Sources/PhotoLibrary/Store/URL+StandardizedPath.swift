@@ -15,12 +15,6 @@ extension URL {
         isStandard(path) ? path : URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
-    /// The last component of a standardized path (its file name), read in place.
-    static func lastComponent(ofStandardPath path: String) -> String {
-        guard let slash = path.lastUTF8Index(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
-    }
-
     /// Whether `path` is its own standard form: absolute, no `.` or `..` component, no empty component, no
     /// trailing slash. Read from the string's UTF-8 bytes in place (a scan asks it of every file).
     static func isStandard(_ path: String) -> Bool {
