@@ -87,20 +87,7 @@ public final class AssetChangeRequest {
         var placeholder: ObjectPlaceholder?
         session.perform {
             let path = standardPath()
-            var hash = options.contentHash
-            var size = options.fileSize
-            switch options.storage {
-            case .copied:
-                let imported = try session.library.originalsStore.importFile(atPath: path)
-                hash = imported.hash
-                size = imported.size
-            case .referenced:
-                if hash == nil || size == nil {
-                    let digest = try ContentHashing.hashFile(atPath: path)
-                    hash = digest.hash
-                    size = digest.size
-                }
-            }
+            let (hash, size) = try content(ofFileAt: path, options, session)
             let name = path.fileName
             let type = UniformType.guess(forFileName: name)
             var row = AssetRow(
@@ -114,6 +101,20 @@ public final class AssetChangeRequest {
             placeholder = ObjectPlaceholder(localIdentifier: row.localIdentifier)
         }
         return AssetChangeRequest(session: session, rowID: rowID, placeholder: placeholder)
+    }
+
+    /// The content hash and size of the file at `path` as `options` store it: copied into the originals store,
+    /// or referenced in place with the hash and size `options` carry (the file hashed when they carry none).
+    private static func content(
+        ofFileAt path: String, _ options: AssetCreationOptions, _ session: ChangeSession
+    ) throws -> (hash: String?, size: Int64?) {
+        if options.storage == .copied {
+            let imported = try session.library.originalsStore.importFile(atPath: path)
+            return (imported.hash, imported.size)
+        }
+        if let hash = options.contentHash, let size = options.fileSize { return (hash, size) }
+        let digest = try ContentHashing.hashFile(atPath: path)
+        return (digest.hash, digest.size)
     }
 
     /// Deletes assets. Deleting removes them from every album; a copied original is removed from the store
@@ -279,15 +280,7 @@ public final class AssetChangeRequest {
         guard let session, let rowID else { return }
         session.perform {
             let path = fileURL.standardizedFilePath
-            var hash = options.contentHash
-            var size = options.fileSize
-            if options.storage == .copied {
-                let imported = try session.library.originalsStore.importFile(atPath: path)
-                (hash, size) = (imported.hash, imported.size)
-            } else if hash == nil || size == nil {
-                let digest = try ContentHashing.hashFile(atPath: path)
-                (hash, size) = (digest.hash, digest.size)
-            }
+            let (hash, size) = try Self.content(ofFileAt: path, options, session)
             try session.editAsset(rowID) { row in
                 if row.storage == AssetStorage.copied.rawValue, let old = row.contentHash, old != hash {
                     session.releasedOriginals.insert(old)
