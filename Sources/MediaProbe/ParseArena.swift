@@ -14,8 +14,9 @@ import Musl
 /// instructions, spent in `malloc` and `free`.
 ///
 /// The C libraries take function pointers without a context, so the arena is found through a thread-local
-/// key: the allocation functions (``exifMemory()``, ``expatMemory``) must be called on the thread that
-/// opened the scope, within it — true of a parser that never leaves the synchronous function that made it.
+/// key: the allocation functions (``allocateInCurrent(_:zeroed:)``, ``reallocateInCurrent(_:_:)``) must be
+/// called on the thread that opened the scope, within it — true of a parser made, used and freed within one
+/// synchronous function, as ``ExifReader`` and ``XMPParser`` do.
 /// Every pointer handed out is 16-byte aligned and preceded by its size (so that `realloc` can copy).
 ///
 /// Complexity: an allocation is O(1) (plus the zeroing a `calloc` owes); a scope's end frees the chunks
