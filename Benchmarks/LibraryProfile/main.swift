@@ -143,8 +143,6 @@ func commitsCompared(_ count: Int) throws {
     print("journal on: median \(medians[0]); off: median \(medians[1]); throughput on/off \(medians[1] / medians[0])")
 }
 
-/// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
-/// `strace -f` shows which system calls it makes.
 /// With PROFILE_SPIN=µs, the thread spins that long before each measured round (diagnostic: a round on a
 /// processor kept busy, against one that slept in the commit's `fsync`).
 let spinMicroseconds = Int(ProcessInfo.processInfo.environment["PROFILE_SPIN"] ?? "") ?? 0
@@ -157,6 +155,8 @@ func spinIfAsked() {
 /// With PROFILE_TWICE set, each measured round runs once before, not measured (diagnostic: a round on warm
 /// caches).
 let roundTwice = ProcessInfo.processInfo.environment["PROFILE_TWICE"] != nil
+/// With PROFILE_MARKS set, the measured part of each round is bracketed by two failing `access` calls, so that
+/// `strace -f` shows which system calls it makes.
 let markSystemCalls = ProcessInfo.processInfo.environment["PROFILE_MARKS"] != nil
 /// With PROFILE_WARMUP=K, the first K rounds of `details` and `details-floor` aren't counted by callgrind (nor timed).
 let warmUp = ProcessInfo.processInfo.environment["PROFILE_WARMUP"].flatMap { Int($0) } ?? 0

@@ -126,16 +126,19 @@ final class ParseArena {
         return arena
     }
 
-    /// ``allocate(_:zeroed:)`` on this thread's arena, for the C libraries' allocation functions: the arena
-    /// the thread holds is borrowed, not retained, for the call.
+    /// ``allocate(_:zeroed:)`` on this thread's arena, for the C libraries' allocation functions.
     static func allocateInCurrent(_ size: Int, zeroed: Bool) -> UnsafeMutableRawPointer {
-        guard let pointer = pthread_getspecific(key) else { return current.allocate(size, zeroed: zeroed) }
-        return Unmanaged<ParseArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.allocate(size, zeroed: zeroed) }
+        withCurrent { $0.allocate(size, zeroed: zeroed) }
     }
 
-    /// ``reallocate(_:_:)`` on this thread's arena, borrowed as by ``allocateInCurrent(_:zeroed:)``.
+    /// ``reallocate(_:_:)`` on this thread's arena, for the C libraries' allocation functions.
     static func reallocateInCurrent(_ block: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer {
-        guard let pointer = pthread_getspecific(key) else { return current.reallocate(block, size) }
-        return Unmanaged<ParseArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.reallocate(block, size) }
+        withCurrent { $0.reallocate(block, size) }
+    }
+
+    /// Runs `body` on this thread's arena, borrowed rather than retained for the call (the thread holds it).
+    private static func withCurrent<T>(_ body: (ParseArena) -> T) -> T {
+        guard let pointer = pthread_getspecific(key) else { return body(current) }
+        return Unmanaged<ParseArena>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 }

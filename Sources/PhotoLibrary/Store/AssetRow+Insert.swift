@@ -84,8 +84,9 @@ extension AssetRow {
 
     /// The UTF-8 bytes of the row's texts, as ``bind(_:after:texts:)`` binds them.
     private var textByteCount: Int {
-        [localIdentifier, burstIdentifier, originalFilename, uniformTypeIdentifier, contentHash, filePath, adjustedContentHash]
-            .reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+        func count(_ text: String?) -> Int { text?.utf8.count ?? 0 }
+        return count(localIdentifier) + count(burstIdentifier) + count(originalFilename) + count(uniformTypeIdentifier)
+            + count(contentHash) + count(filePath) + count(adjustedContentHash)
     }
 
     /// Binds the row's values, id first, in the order of ``insertSQL``, to the parameters after `column`
