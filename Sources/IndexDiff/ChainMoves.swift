@@ -61,6 +61,8 @@ public enum ChainMoves {
         let items = Self.items(cutIns: cutIns, chainCount: chainCount)
         guard let kept = heaviestIncreasingSubsequence(items) else { return nil }
         var moved = Moved()
+        moved.cutIns.reserveCapacity(cutIns.count)
+        moved.chain.reserveCapacity(items.count - cutIns.count)
         for (index, item) in items.enumerated() where !kept[index] {
             switch item.kind {
             case .cutIn(let cutIn): moved.cutIns.append(cutIn)

@@ -299,6 +299,8 @@ struct FetchResultKeyList: Sendable {
         // 1. Each removed key is either one inserted by the current patch (dropped from it) or a base key.
         var dropped: [Int] = []  // Ascending indexes into `insertedIndexes`.
         var removedBase: [Int] = []  // Ascending indexes into `base`.
+        dropped.reserveCapacity(removedIndexes.count)
+        removedBase.reserveCapacity(removedIndexes.count)
         for index in removedIndexes {
             let inserted = Self.lowerBound(insertedIndexes, index)
             if inserted < insertedIndexes.count && insertedIndexes[inserted] == index {

@@ -192,6 +192,7 @@ final class IncrementalFetch: Sendable {
         let width = columns.count
         var keys = CurrentKeys(members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
         keys.all.reserveCapacity(touched.ids.count)
+        keys.slots.reserveCapacity(touched.ids.count)
         for slot in touched.ids.indices where !touched.isDeletedAtEnd(slot: slot) {
             keys.index[slot] = try keys.all.append(id: touched.ids[slot]) { column in
                 guard let value = touched.valueAtEnd(slot: slot, column: journalIndexes[column]) else { throw Unmaintainable() }

@@ -39,6 +39,7 @@ struct IncrementalUpdate: Sendable {
         var isMember = [Bool](repeating: false, count: touched.ids.count)
         for slot in memberSlots { isMember[slot] = true }
         var removedIndexes: [Int] = []
+        removedIndexes.reserveCapacity(touched.ids.count)
         for (slot, position) in placement.beforePosition.enumerated() where position >= 0 && !isMember[slot] {
             removedIndexes.append(position)
         }
@@ -46,6 +47,9 @@ struct IncrementalUpdate: Sendable {
         var insertedIndexes: [Int] = []
         var changedIndexes: [Int] = []
         var cutIns: [ChainMoves.CutIn] = []
+        insertedIndexes.reserveCapacity(memberSlots.count)
+        changedIndexes.reserveCapacity(memberSlots.count + updatedInPlace.count)
+        cutIns.reserveCapacity(memberSlots.count)
         for (index, slot) in memberSlots.enumerated() {
             let afterIndex = slots[index] + index
             let position = placement.beforePosition[slot]
@@ -75,7 +79,9 @@ struct IncrementalUpdate: Sendable {
     /// chain sits after the holes with fewer untouched assets before them in `before`, and after the members
     /// whose slot is at most *r* in the result after.
     private static func moves(_ moved: ChainMoves.Moved, cutIns: [ChainMoves.CutIn], holes: [Int], slots: [Int]) -> [IndexDiff.Move] {
-        var moves = moved.cutIns.map { IndexDiff.Move(from: cutIns[$0].beforeIndex, to: cutIns[$0].afterIndex) }
+        var moves: [IndexDiff.Move] = []
+        moves.reserveCapacity(moved.cutIns.count + moved.chain.reduce(0) { $0 + $1.count })
+        for cutIn in moved.cutIns { moves.append(IndexDiff.Move(from: cutIns[cutIn].beforeIndex, to: cutIns[cutIn].afterIndex)) }
         for ranks in moved.chain {
             for rank in ranks {
                 moves.append(IndexDiff.Move(from: FetchResultKeyList.position(ofSurvivor: rank, holes: holes), to: rank + upperBound(slots, rank)))

@@ -87,6 +87,7 @@ struct TouchedAssets {
     func dividing() -> (affected: TouchedAssets, inPlace: [Int]) {
         var divided = TouchedAssets(journal: journal, capacity: ids.count)
         var inPlace: [Int] = []
+        inPlace.reserveCapacity(ids.count)
         for slot in ids.indices {
             guard affected[slot] else {
                 inPlace.append(slot)
