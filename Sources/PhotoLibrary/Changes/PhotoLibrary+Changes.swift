@@ -88,14 +88,21 @@ extension PhotoLibrary {
 
     private func commitChangesAndWait<Result>(author: String, _ changes: () throws -> Result) throws -> Result {
         let outcome: (value: Result, committed: CommittedWrite)
+        var walIndex: (region: UnsafeRawPointer, before: WALIndexHeader)?
         do {
-            outcome = try storage.write { db in try runChangeBlock(db, author: author, changes) }
+            outcome = try storage.write { db in
+                walIndex = Self.walIndexAtWriteLock(db)
+                return try runChangeBlock(db, author: author, changes)
+            }
         } catch {
             throw Self.mapKeepingForeign(error, path: databasePath)
         }
         // Committed: hand the journal off and tell waiters at once, from the thread that committed (the
         // notification doesn't wait for the caller's task to be scheduled again).
-        if let handOff = outcome.committed.handOff { observation.handOff.publish(handOff) }
+        if var handOff = outcome.committed.handOff {
+            handOff.walHeader = walIndex.flatMap { Self.headerOfOwnCommit(region: $0.region, before: $0.before) }
+            observation.handOff.publish(handOff)
+        }
         notifyCommit(outcome.committed)
         removeReleasedOriginals(outcome.committed)
         return outcome.value
@@ -135,13 +142,32 @@ extension PhotoLibrary {
         if let transaction {
             try applyRetentionIfDue(db, sequence: transaction.sequence)
         }
+        var handOff = session.handOffEntry
+        // On SQLite, the floor after the retention, for rounds read from memory (JournalHandOff.memoryRound).
+        if handOff != nil, let sqlite = db.sqliteDatabase { handOff?.floor = try ChangeJournal.floor(sqlite) }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             clientStateSequence: transaction == nil && session.clientStateChanged
                 ? try ChangeJournal.lastSequence(db) : nil,
-            handOff: session.handOffEntry)
+            handOff: handOff)
         if committed.transaction != nil || committed.clientStateSequence != nil { try notifier.willCommit(in: db) }
         return (value, committed)
+    }
+
+    /// SQLite only: the wal-index region and its header read inside the write transaction, where the write
+    /// lock (`BEGIN IMMEDIATE`) keeps any other commit out until this one's.
+    private static func walIndexAtWriteLock(_ db: any SQLConnection) -> (region: UnsafeRawPointer, before: WALIndexHeader)? {
+        guard let connection = db.sqliteDatabase?.sqliteConnection, let region = WALIndexHeader.region(of: connection),
+            let before = WALIndexHeader.read(region)
+        else { return nil }
+        return (region, before)
+    }
+
+    /// The header a commit left, read once it returned: the commit's own only when exactly one commit
+    /// (this one) came after `before`, read under the write lock; nil when another followed it already.
+    private static func headerOfOwnCommit(region: UnsafeRawPointer, before: WALIndexHeader) -> WALIndexHeader? {
+        guard let after = WALIndexHeader.read(region), after.changeCounter == before.changeCounter &+ 1 else { return nil }
+        return after
     }
 
     private func notifyCommit(_ committed: CommittedWrite) {

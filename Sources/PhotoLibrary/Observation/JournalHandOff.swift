@@ -1,4 +1,5 @@
 import Synchronization
+import LibraryStorage
 
 /// The journal records of this handle's latest commits, handed from each commit to the delivery rounds in
 /// memory, so that a round doesn't read back from SQLite the records its library just wrote.
@@ -11,6 +12,10 @@ import Synchronization
 /// (`AUTOINCREMENT`), so a held transaction is the one SQLite holds under its number. A commit from another
 /// connection or process in the interval isn't held: the round then reads the journal, as it always did.
 ///
+/// A round may even do without its snapshot (``memoryRound(after:current:)``): when the database's wal-index
+/// header is still the one this handle's newest held commit left, nothing was committed since by anyone, so
+/// the journal ends at that commit, with the floor that commit read.
+///
 /// Bounded: at most ``capacity`` transactions and ``recordCapacity`` records (the oldest go first), of at most
 /// ``WriterRound/recordLimit`` records each; larger ones aren't held (a round of them reads the journal anyway).
 final class JournalHandOff: Sendable {
@@ -18,6 +23,24 @@ final class JournalHandOff: Sendable {
     struct Entry: Sendable {
         let transaction: JournalTransaction
         let records: JournalRecords
+        /// SQLite only: the wal-index header as the commit left it, when it is known to be the commit's own
+        /// (no other commit came between the commit's write lock and the header's reading).
+        var walHeader: WALIndexHeader?
+        /// SQLite only: the journal's floor at the commit (after the retention it applied).
+        var floor: Int64?
+    }
+
+    /// The transactions after `start` and their records, when nothing was committed since the newest held
+    /// commit: its wal-index header is `current`, its floor is known and at most `start`, and every
+    /// transaction after `start` is held. Empty when `start` is that commit. Nil otherwise.
+    ///
+    /// - Complexity: O(*t* + *r*) for *t* transactions of *r* records.
+    func memoryRound(after start: Int64, current: WALIndexHeader) -> (end: Int64, floor: Int64, held: (transactions: [JournalTransaction], records: JournalRecords)?)? {
+        let newest = entries.withLock { entries in entries.last.map { ($0.transaction.sequence, $0.walHeader, $0.floor) } }
+        guard let (end, header, floor) = newest, header == current, let floor, start >= floor, start <= end else { return nil }
+        if start == end { return (end, floor, nil) }
+        guard let held = interval(after: start, through: end) else { return nil }
+        return (end, floor, held)
     }
 
     /// The most transactions held: as many as a tracked result may lag behind a round on the writer.

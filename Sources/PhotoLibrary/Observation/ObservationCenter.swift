@@ -237,6 +237,7 @@ final class ObservationCenter: Sendable {
             // The writer is never left inside a transaction between writes; should it be, it isn't ours to end
             // (without the fast path, where that can't be asked, BEGIN fails inside a transaction).
             if let sqlite = db.sqliteDatabase, sqlite.isInsideTransaction { return nil }
+            if let changes = try readRoundInMemory(after: delivered, db) { return changes }
             do {
                 let changes = try Self.inReadTransaction(db) { db in
                     try readRound(after: delivered, results: liveResults(), onWriter: true, db)
@@ -251,6 +252,33 @@ final class ObservationCenter: Sendable {
 
     /// How many rounds were read on the writer's connection (tests check which connection rounds take).
     let roundsReadOnWriter = Atomic<Int>(0)
+    /// How many of those were read from memory alone (``readRoundInMemory(after:_:)``).
+    let roundsReadInMemory = Atomic<Int>(0)
+
+    /// The round after `delivered` from this handle's hand-off alone, without a read transaction: when the
+    /// wal-index header is still the one the newest handed-off commit left (nothing committed since, by any
+    /// connection), that commit is the journal's end and every transaction after `delivered` is held. The
+    /// tracked results are followed with a connection that declines the round at its first read (only rounds
+    /// whose touched rows were handed off need none). Nil when the round isn't read this way. On the writer:
+    /// no commit of this handle can come meanwhile. SQLite only.
+    ///
+    /// Starting even an empty read transaction costs a round after a commit as much as the rest of it: the
+    /// commit leaves SQLite's code and the wal-index cold, and the transaction's locks are system calls.
+    private func readRoundInMemory(after delivered: Int64, _ db: any SQLConnection) throws -> [Change]? {
+        guard let connection = db.sqliteDatabase?.sqliteConnection, let header = WALIndexHeader.current(of: connection) else { return nil }
+        var isEmpty = false
+        guard let journal = RoundJournal(memoryAfter: delivered, handOff: handOff, current: header, isEmpty: &isEmpty) else {
+            return isEmpty ? [] : nil
+        }
+        do {
+            let changes = try readRound(journal, results: liveResults(), onWriter: true, MemoryOnlyConnection())
+            roundsReadOnWriter.add(1, ordering: .relaxed)
+            roundsReadInMemory.add(1, ordering: .relaxed)
+            return changes
+        } catch is WriterRound.Declined {
+            return nil
+        }
+    }
 
     /// The transactions committed after `sequence`, read as a delivery round reads them (with the details of
     /// every live tracked fetch result) but handed to no one. For tests and benchmarks; not from inside a
@@ -294,7 +322,14 @@ final class ObservationCenter: Sendable {
     /// round changes; empty when nothing was. On the writer, throws ``WriterRound/Declined`` for a round it
     /// doesn't admit.
     private func readRound(after delivered: Int64, results: [any TrackedFetchResult], onWriter: Bool, _ db: any SQLConnection) throws -> [Change] {
-        guard let journal = try RoundJournal(after: delivered, handOff: handOff, db), let last = journal.transactions.last else { return [] }
+        guard let journal = try RoundJournal(after: delivered, handOff: handOff, db) else { return [] }
+        return try readRound(journal, results: results, onWriter: onWriter, db)
+    }
+
+    /// The round of `journal`: its changes, the last with the details of every result of `results` that the
+    /// round changes. On the writer, throws ``WriterRound/Declined`` for a round it doesn't admit.
+    private func readRound(_ journal: RoundJournal, results: [any TrackedFetchResult], onWriter: Bool, _ db: any SQLConnection) throws -> [Change] {
+        guard let last = journal.transactions.last else { return [] }
         let maintains = maintainsIncrementally.load(ordering: .relaxed)
         if onWriter, !WriterRound.admits(journal, results: results, maintainsIncrementally: maintains) { throw WriterRound.Declined() }
         let context = try deliveryContext(journal, results: results, onWriter: onWriter, db)
