@@ -420,8 +420,10 @@ final class ObservationCenter: Sendable {
     )] {
         let end = round.end
         if start >= round.start {
+            let records = round.records(after: start, through: end)
             var keys: [(sequence: Int64, key: Int64)] = []
-            for record in round.records(after: start, through: end) where record.kind == .updated {
+            keys.reserveCapacity(records.count)
+            for record in records where record.kind == .updated {
                 switch (kind, record.objectType) {
                 case (.asset, .asset), (.assetCollection, .assetCollection), (.collectionList, .collectionList):
                     keys.append((record.sequence, record.objectID))
