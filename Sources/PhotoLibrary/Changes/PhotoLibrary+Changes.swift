@@ -143,8 +143,9 @@ extension PhotoLibrary {
             try applyRetentionIfDue(db, sequence: transaction.sequence)
         }
         var handOff = session.handOffEntry
-        // On SQLite, the floor after the retention, for rounds read from memory (JournalHandOff.memoryRound).
-        if handOff != nil, let sqlite = db.sqliteDatabase { handOff?.floor = try ChangeJournal.floor(sqlite) }
+        // On SQLite, the floor after the retention, for rounds read from memory (JournalHandOff.memoryRound);
+        // unknown should it fail to read: the commit doesn't depend on it, only those rounds.
+        if handOff != nil, let sqlite = db.sqliteDatabase { handOff?.floor = try? ChangeJournal.floor(sqlite) }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             clientStateSequence: transaction == nil && session.clientStateChanged
