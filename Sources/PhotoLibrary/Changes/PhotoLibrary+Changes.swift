@@ -145,7 +145,7 @@ extension PhotoLibrary {
         var handOff = session.handOffEntry
         // On SQLite, the floor after the retention, for rounds read from memory (JournalHandOff.memoryRound);
         // unknown should it fail to read: the commit doesn't depend on it, only those rounds.
-        if handOff != nil, let sqlite = db.sqliteDatabase { handOff?.floor = try? ChangeJournal.floor(sqlite) }
+        if handOff != nil, db.sqliteDatabase != nil { handOff?.floor = try? journal.floorToken(db).sequence }
         let committed = CommittedWrite(
             transaction: transaction, releasedOriginals: session.releasedOriginals,
             clientStateSequence: transaction == nil && session.clientStateChanged

@@ -67,14 +67,6 @@ extension ChangeJournal {
         return (transactions, floor)
     }
 
-    /// The journal's floor (0 before any expiry), read through SQLite's C API: what a commit hands off with
-    /// its records (``JournalHandOff/Entry/floor``).
-    ///
-    /// - Throws: a `DatabaseError` when SQLite fails.
-    static func floor(_ sqlite: Database) throws -> Int64 {
-        try RawQuery(sqlite, "SELECT floor FROM change_journal WHERE id = 1").int64() ?? 0
-    }
-
     // MARK: Records
 
     /// Calls `body` with each record of the transactions in [`first`, `last`]: its transaction's sequence,
