@@ -17,9 +17,9 @@ import Testing
             guard let connection = db.sqliteDatabase?.sqliteConnection, let header = WALIndexHeader.current(of: connection) else {
                 return (nil, false)
             }
-            var isEmpty = false
-            let journal = RoundJournal(memoryAfter: start, handOff: library.observation.handOff, current: header, isEmpty: &isEmpty)
-            return (journal.map(ObservationHandOffTests.describe), isEmpty)
+            let journal = RoundJournal(memoryAfter: start, handOff: library.observation.handOff, current: header)
+            let isEmpty = journal?.transactions.isEmpty ?? false
+            return (isEmpty ? nil : journal.map(ObservationHandOffTests.describe), isEmpty)
         }
     }
 

@@ -30,17 +30,18 @@ final class JournalHandOff: Sendable {
         var floor: Int64?
     }
 
-    /// The transactions after `start` and their records, when nothing was committed since the newest held
-    /// commit: its wal-index header is `current`, its floor is known and at most `start`, and every
-    /// transaction after `start` is held. Empty when `start` is that commit. Nil otherwise.
+    /// The journal's end and floor, and the transactions after `start` with their records, when nothing was
+    /// committed since the newest held commit: its wal-index header is `current`, its floor is known and at
+    /// most `start`, and every transaction after `start` is held. No transactions when `start` is that commit.
+    /// Nil otherwise.
     ///
     /// - Complexity: O(*t* + *r*) for *t* transactions of *r* records.
-    func memoryRound(after start: Int64, current: WALIndexHeader) -> (end: Int64, floor: Int64, held: (transactions: [JournalTransaction], records: JournalRecords)?)? {
+    func memoryRound(after start: Int64, current: WALIndexHeader) -> (end: Int64, floor: Int64, transactions: [JournalTransaction], records: JournalRecords)? {
         let newest = entries.withLock { entries in entries.last.map { ($0.transaction.sequence, $0.walHeader, $0.floor) } }
         guard let (end, header, floor) = newest, header == current, let floor, start >= floor, start <= end else { return nil }
-        if start == end { return (end, floor, nil) }
+        if start == end { return (end, floor, [], JournalRecords(reservingBytes: 0)) }
         guard let held = interval(after: start, through: end) else { return nil }
-        return (end, floor, held)
+        return (end, floor, held.transactions, held.records)
     }
 
     /// The most transactions held: as many as a tracked result may lag behind a round on the writer.

@@ -266,10 +266,8 @@ final class ObservationCenter: Sendable {
     /// commit leaves SQLite's code and the wal-index cold, and the transaction's locks are system calls.
     private func readRoundInMemory(after delivered: Int64, _ db: any SQLConnection) throws -> [Change]? {
         guard let connection = db.sqliteDatabase?.sqliteConnection, let header = WALIndexHeader.current(of: connection) else { return nil }
-        var isEmpty = false
-        guard let journal = RoundJournal(memoryAfter: delivered, handOff: handOff, current: header, isEmpty: &isEmpty) else {
-            return isEmpty ? [] : nil
-        }
+        guard let journal = RoundJournal(memoryAfter: delivered, handOff: handOff, current: header) else { return nil }
+        if journal.transactions.isEmpty { return [] }
         do {
             let changes = try readRound(journal, results: liveResults(), onWriter: true, MemoryOnlyConnection())
             roundsReadOnWriter.add(1, ordering: .relaxed)

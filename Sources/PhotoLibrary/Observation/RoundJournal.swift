@@ -158,16 +158,11 @@ struct RoundJournal: Sendable {
 
     /// The journal after `start` as this handle's commits handed it off, when nothing was committed since the
     /// newest of them and the wal-index header shows it (``JournalHandOff/memoryRound(after:current:)``): no
-    /// read at all. Nil when that can't be known, or when nothing was committed after `start` (`isEmpty`).
-    init?(memoryAfter start: Int64, handOff: JournalHandOff, current: WALIndexHeader, isEmpty: inout Bool) {
+    /// read at all. No transactions when nothing was committed after `start`; nil when that can't be known.
+    init?(memoryAfter start: Int64, handOff: JournalHandOff, current: WALIndexHeader) {
         guard let round = handOff.memoryRound(after: start, current: current) else { return nil }
-        guard let held = round.held, let last = held.transactions.last, last.sequence == round.end else {
-            isEmpty = round.held == nil
-            return nil
-        }
         (end, floor, self.start) = (round.end, round.floor, start)
-        transactions = held.transactions
-        recorded = held.records
+        (transactions, recorded) = (round.transactions, round.records)
     }
 
     /// The records of the transactions in (`start`, `end`], which must not begin before the round's start.
