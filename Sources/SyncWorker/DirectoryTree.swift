@@ -19,8 +19,19 @@ struct DirectoryTree {
     var directories: [String: MirroredDirectory]
     /// What each directory concerned needs after this batch's file changes (see ``MirrorModel/needs(_:)``).
     let needs: [String: (album: Bool, folder: Bool)]
-    let albums: [String: AssetCollection]
-    let folders: [String: CollectionList]
+    /// The albums and folders read so far: those of the directories the batch concerns, read before the
+    /// block; any other one (a directory renamed from one the batch doesn't otherwise touch) through
+    /// ``fetch`` when first asked for.
+    private var albums: [String: AssetCollection]
+    private var folders: [String: CollectionList]
+    /// Reads albums and folders by identifier (those that exist).
+    private let fetch: Fetch
+    /// Identifiers ``fetch`` found no album or folder for.
+    private var absent = Set<String>()
+    /// The first error of ``fetch``: ``checkReads()`` throws it.
+    private var readError: (any Error)?
+
+    typealias Fetch = (_ albums: [String], _ folders: [String]) throws -> (albums: [String: AssetCollection], folders: [String: CollectionList])
     /// Directories whose record changed.
     private(set) var changed = Set<String>()
 
@@ -38,9 +49,12 @@ struct DirectoryTree {
     /// The albums of ``additions`` in the order they were first added to.
     private var additionOrder: [String] = []
 
+    /// - Parameters:
+    ///   - albums, folders: the collections read before the block (at least those of the directories
+    ///     concerned); `fetch` reads any other one asked for.
     init(
         root: String, rootName: String, directories: [String: MirroredDirectory], needs: [String: (album: Bool, folder: Bool)],
-        albums: [String: AssetCollection], folders: [String: CollectionList]
+        albums: [String: AssetCollection], folders: [String: CollectionList], fetch: @escaping Fetch
     ) {
         self.root = root
         self.rootName = rootName
@@ -49,13 +63,45 @@ struct DirectoryTree {
         self.needs = needs
         self.albums = albums
         self.folders = folders
+        self.fetch = fetch
+    }
+
+    /// Throws the first error met reading an album or folder the batch hadn't read before its block (the
+    /// requests that needed it were left out: the block must not commit).
+    func checkReads() throws {
+        if let readError { throw readError }
     }
 
     private func absolute(_ path: String) -> String { path.isEmpty ? root : root + "/" + path }
 
+    /// The album, from those read or else read now; nil when it no longer exists (or can't be read).
+    private mutating func album(_ id: String) -> AssetCollection? {
+        if let album = albums[id] { return album }
+        read(albums: [id], folders: [])
+        return albums[id]
+    }
+
+    private mutating func folder(_ id: String) -> CollectionList? {
+        if let folder = folders[id] { return folder }
+        read(albums: [], folders: [id])
+        return folders[id]
+    }
+
+    private mutating func read(albums albumIDs: [String], folders folderIDs: [String]) {
+        guard readError == nil, !(albumIDs + folderIDs).allSatisfy(absent.contains) else { return }
+        do {
+            let read = try fetch(albumIDs, folderIDs)
+            albums.merge(read.albums) { old, _ in old }
+            folders.merge(read.folders) { old, _ in old }
+            absent.formUnion(albumIDs.filter { read.albums[$0] == nil } + folderIDs.filter { read.folders[$0] == nil })
+        } catch {
+            readError = error
+        }
+    }
+
     private mutating func albumRequest(_ id: String) -> AssetCollectionChangeRequest? {
         if let request = albumRequests[id] { return request }
-        guard let album = albums[id] else { return nil }
+        guard let album = album(id) else { return nil }
         let request = AssetCollectionChangeRequest(for: album)
         albumRequests[id] = request
         return request
@@ -63,7 +109,7 @@ struct DirectoryTree {
 
     private mutating func folderRequest(_ id: String) -> CollectionListChangeRequest? {
         if let request = folderRequests[id] { return request }
-        guard let folder = folders[id] else { return nil }
+        guard let folder = folder(id) else { return nil }
         let request = CollectionListChangeRequest(for: folder)
         folderRequests[id] = request
         return request
@@ -218,11 +264,11 @@ struct DirectoryTree {
             guard var entry = directories[path] else { continue }
             let need = needs[path] ?? (false, false)
             if let album = entry.albumIdentifier, !need.album {
-                if let object = albums[album] { deadAlbums.append(object) }
+                if let object = self.album(album) { deadAlbums.append(object) }
                 entry.albumIdentifier = nil
             }
             if let folder = entry.folderIdentifier, !need.folder {
-                if let object = folders[folder] {
+                if let object = self.folder(folder) {
                     let inUse = Set(directories.values.flatMap { [$0.albumIdentifier, $0.folderIdentifier].compactMap { $0 } })
                     for child in children(object)
                     where child != entry.albumIdentifier && inUse.contains(child) && !rehomed.contains(child) {
@@ -242,7 +288,7 @@ struct DirectoryTree {
                         folderRequest(folder)?.removeChildCollections([reference])
                     }
                 }
-                if let object = folders[folder] { deadFolders.append(object) }
+                if let object = self.folder(folder) { deadFolders.append(object) }
                 entry.folderIdentifier = nil
             }
             if entry.albumIdentifier == nil && entry.folderIdentifier == nil {

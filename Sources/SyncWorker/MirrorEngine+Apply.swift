@@ -45,15 +45,35 @@ extension MirrorEngine {
         let live = try livePhotos.plan(batch, model: model, root: root, library: library, timeZone: library.momentTimeZone)
         var collections: (albums: [String: AssetCollection], folders: [String: CollectionList]) = ([:], [:])
         if !dirty.isEmpty {
-            collections = try library.fetchMirroredCollections(
-                albumIdentifiers: Set(model.directories.values.compactMap(\.albumIdentifier)),
-                folderIdentifiers: Set(model.directories.values.compactMap(\.folderIdentifier)))
+            let (albums, folders) = Self.collectionsConcerned(by: batch, dirty: dirty, memberships: memberships, model: model)
+            collections = try library.fetchMirroredCollections(albumIdentifiers: albums, folderIdentifiers: folders)
         }
         var needs: [String: (album: Bool, folder: Bool)] = [:]
         for path in dirty { needs[path] = model.needs(path) }
         return BatchChanges(
             assets: assets, directoriesBefore: directoriesBefore, memberships: memberships, dirty: dirty,
             removedPaths: removedPaths, live: live, collections: collections, directories: model.directories, needs: needs)
+    }
+
+    /// The albums and folders a batch's block asks for, read before it: those of the directories it
+    /// touches (with their parents), the albums its moved files leave, and the albums its moved assets are in.
+    /// The block reads any other one when it needs it (``DirectoryTree``): reading every directory's would
+    /// cost each batch in proportion to the tree.
+    private static func collectionsConcerned(
+        by batch: Batch, dirty: Set<String>, memberships: [String: Set<String>], model: MirrorModel
+    ) -> (albums: Set<String>, folders: Set<String>) {
+        var albums = Set<String>()
+        var folders = Set<String>()
+        for path in dirty {
+            guard let entry = model.directories[path] else { continue }
+            if let album = entry.albumIdentifier { albums.insert(album) }
+            if let folder = entry.folderIdentifier { folders.insert(folder) }
+        }
+        for (from, _) in batch.moves {
+            if let album = model.directories[FileSystem.parent(of: from.relativePath)]?.albumIdentifier { albums.insert(album) }
+        }
+        for members in memberships.values { albums.formUnion(members) }
+        return (albums, folders)
     }
 
     /// The batch's change block: asset changes, the directory tree's albums and folders, deletions, the
@@ -69,7 +89,8 @@ extension MirrorEngine {
         try library.performChangesAndWait(author: options.author) {
             var tree = DirectoryTree(
                 root: root, rootName: rootName, directories: directories, needs: changes.needs,
-                albums: changes.collections.albums, folders: changes.collections.folders)
+                albums: changes.collections.albums, folders: changes.collections.folders,
+                fetch: { albums, folders in try library.fetchMirroredCollections(albumIdentifiers: albums, folderIdentifiers: folders) })
             let ordered = changes.dirty.sorted { ($0.depth, $0) < ($1.depth, $1) }
             tree.prepare(ordered)
             inserted = Self.requestAssetChanges(
@@ -83,6 +104,7 @@ extension MirrorEngine {
             tree.finish(ordered.reversed()) { folder in
                 (try? library.fetchCollections(in: folder).map(\.localIdentifier)) ?? []
             }
+            try tree.checkReads()
             Self.recordMirrorState(of: batch, root: root, removedPaths: changes.removedPaths, inserted: inserted, tree: tree)
             directories = tree.directories
         }

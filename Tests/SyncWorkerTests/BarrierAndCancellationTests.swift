@@ -104,6 +104,28 @@ struct BarrierAndCancellationTests {
         #expect(!tree.contains { $0.contains("Trip") })
     }
 
+    // A batch reads before its block only the albums and folders of the directories it touches; the old
+    // directory of a rename is then read inside the block (`DirectoryTree.fetch`).
+    @Test("A directory renamed with every file in it rewritten keeps its album: the batch that meets the new path touches no file of the old one", arguments: LibraryEngine.both)
+    func directoryRenamedWithEveryFileRewritten(engine: LibraryEngine) async throws {
+        let box = try Sandbox(engine: engine)
+        for index in 0..<3 { box.write("Trip/\(index).jpg", Media.jpeg(index)) }
+        box.write("Home/h.jpg", Media.jpeg(9))
+        let mirror = try box.mirror()
+        _ = try await mirror.scan()
+        let album = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localizedTitle == "Trip" })
+
+        box.move("Trip", "Journey")
+        // New contents: the files are new assets (inserted in the files' batches), their old paths deleted at
+        // the end of the pass; only the directory itself is recognised, by its inode.
+        for index in 0..<3 { box.write("Journey/\(index).jpg", Media.jpeg(10 + index)) }
+        let summary = try await mirror.scan()
+        #expect(summary.inserted == 3 && summary.deleted == 3 && summary.moved == 0)
+        let renamed = try #require(try box.library.fetchAssetCollections(with: .album).first { $0.localIdentifier == album.localIdentifier })
+        #expect(renamed.localizedTitle == "Journey")
+        #expect(try box.albumTree().sorted() == ["album Home: h.jpg", "album Journey: 0.jpg 1.jpg 2.jpg"])
+    }
+
     @Test("A renamed directory whose files also got new stamps is recognised by hash over many batches; albums survive the intermediate states", arguments: [7, 500], LibraryEngine.both)
     func directoryRenameByHashOverManyBatches(batchFileLimit: Int, engine: LibraryEngine) async throws {
         let (box, mirror) = try await Self.mirroredTrip(batchFileLimit: batchFileLimit, engine: engine)
