@@ -17,6 +17,7 @@
 //   COUNT  for images and small: scan only the first COUNT files (copied into a tree of their own under /tmp,
 //          kept for the next run).
 //   timed  print the scan's wall-clock time, the processor time of the whole process and the summary.
+//   phases print when each phase of the scan began (walking, hashing, deleting, done), from the scan's start.
 //   cold   leave the tree as the page cache has it (by default it is read once first, so the scan runs warm):
 //          after `sync; echo 3 > /proc/sys/vm/drop_caches` (root), a scan of files read from the disk.
 // The scan runs in a task while the main thread waits on a semaphore: valgrind cannot run a process whose main
@@ -83,11 +84,19 @@ func main() throws {
     let cpuBefore = processorTime()
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex<Result<(ScanSummary, Duration), any Error>?>(nil)
+    let phases = Mutex<[(ScanProgress.Phase, ContinuousClock.Instant)]>([])
+    @Sendable func record(_ progress: ScanProgress) {
+        let now = ContinuousClock.now
+        phases.withLock { seen in
+            if seen.last?.0 != progress.phase { seen.append((progress.phase, now)) }
+        }
+    }
+    let report: (@Sendable (ScanProgress) -> Void)? = arguments.contains("phases") ? record : nil
+    let start = ContinuousClock.now
     Task {
-        let start = ContinuousClock.now
         let result: Result<(ScanSummary, Duration), any Error>
         do {
-            let summary = try await mirror.scan()
+            let summary = try await mirror.scan(progress: report)
             result = .success((summary, ContinuousClock.now - start))
         } catch {
             result = .failure(error)
@@ -101,6 +110,7 @@ func main() throws {
         let cpu = processorTime() - cpuBefore
         print("\(summary.inserted) inserted, \(summary.bytesHashed) bytes in \(duration), processor time \(cpu) s")
     }
+    for (phase, instant) in phases.withLock({ $0 }) { print("\(phase.rawValue) at \(instant - start)") }
 }
 
 try main()
