@@ -46,4 +46,11 @@ struct MomentDayTests {
         #expect(Self.key(-0.5) == "1969-12-31")
         #expect(Self.key(951_782_400) == "2000-02-29")
     }
+
+    @Test("A year's key prefix is Foundation's %04d- of it, for every year from -20 to 10,020")
+    func yearPrefix() {
+        for year in -20...10_020 {
+            #expect(MomentDay.yearPrefix(year) == String(format: "%04d-", year), "\(year)")
+        }
+    }
 }

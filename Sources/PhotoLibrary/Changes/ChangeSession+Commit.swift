@@ -228,14 +228,14 @@ extension ChangeSession {
     /// One moment list per year holds that year's moments (PhotoKit's Moment → Moment Year hierarchy).
     private func maintainYearLists(_ years: Set<Int>, membershipChanged: Set<Int>) throws {
         for year in years.sorted() {
-            let prefix = String(format: "%04d-", year)
+            let prefix = MomentDay.yearPrefix(year)
             var span: (count: Int64, start: Double?, end: Double?) = (0, nil, nil)
             try db.forEachRow(
                 sql: """
                     SELECT count(*), min(startDate), max(endDate) FROM asset_collection
                     WHERE type = 3 AND momentDay >= ? AND momentDay < ?
                     """,
-                arguments: [prefix, String(format: "%04d-", year + 1)], cached: true
+                arguments: [prefix, MomentDay.yearPrefix(year + 1)], cached: true
             ) { columns in
                 span = (columns.int64(0), columns.optionalDouble(1), columns.optionalDouble(2))
                 return false
