@@ -17,6 +17,7 @@
 //   COUNT  for images and small: scan only the first COUNT files (copied into a tree of their own under /tmp,
 //          kept for the next run).
 //   timed  print the scan's wall-clock time, the processor time of the whole process and the summary.
+//   threads print the processor time of the process's busiest threads (those still alive) at the end.
 //   phases print when each phase of the scan began (walking, hashing, deleting, done), from the scan's start.
 //   cold   leave the tree as the page cache has it (by default it is read once first, so the scan runs warm):
 //          after `sync; echo 3 > /proc/sys/vm/drop_caches` (root), a scan of files read from the disk.
@@ -42,6 +43,23 @@ func subtree(_ tree: URL, name: String, count: Int?) throws -> URL {
     }
     _ = FileManager.default.createFile(atPath: done.path, contents: nil)
     return copy
+}
+
+/// Each live thread's name and processor time (user, system) so far, in seconds, from /proc/self/task: the
+/// busiest first.
+func threadTimes() -> [(name: String, user: Double, system: Double)] {
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    let times = tasks.compactMap { task -> (name: String, user: Double, system: Double)? in
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"), let open = stat.firstIndex(of: "(")
+        else { return nil }
+        // After the name: state, then 10 fields before utime and stime (fields 14 and 15 of proc(5)).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (String(stat[stat.index(after: open)..<close]), user / ticks, system / ticks)
+    }
+    return times.sorted { $0.user + $0.system > $1.user + $1.system }
 }
 
 /// User and system time of the whole process so far, in seconds.
@@ -111,6 +129,9 @@ func main() throws {
         print("\(summary.inserted) inserted, \(summary.bytesHashed) bytes in \(duration), processor time \(cpu) s")
     }
     for (phase, instant) in phases.withLock({ $0 }) { print("\(phase.rawValue) at \(instant - start)") }
+    if arguments.contains("threads") {
+        for thread in threadTimes().prefix(6) { print("thread \(thread.name): user \(thread.user) s, system \(thread.system) s") }
+    }
 }
 
 try main()
