@@ -61,27 +61,34 @@ struct JournalBatch {
 
     /// Records an object's net change from `old` (nil: created in the block) to `new` (nil: deleted), if it
     /// made one: an update that changes no public property (or membership) is not recorded.
+    ///
+    /// The rows are read in place: a tuple of the two, or `new ?? old`, would copy an asset's row, strings and
+    /// all, for every record of a commit.
     mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row?, membershipChanged: Bool) {
         let kind: ChangeKind
         var properties = 0
         var contentChanged = false
-        switch (old, new) {
-        case (nil, nil):
-            return  // Created and deleted in the same block: nothing.
-        case (nil, _):
-            kind = .inserted
-        case (_, nil):
+        let localIdentifier: String
+        if let after = new?.localIdentifier {
+            localIdentifier = after
+            if old == nil {
+                kind = .inserted
+            } else {
+                kind = .updated
+                (properties, contentChanged) = new!.journaledChanges(since: old!)
+                if membershipChanged { properties |= CollectionProperties.membership.rawValue }
+                guard properties != 0 else { return }  // Bookkeeping only: invisible.
+            }
+        } else if let before = old?.localIdentifier {
+            localIdentifier = before
             kind = .deleted
-        case (let old?, let new?):
-            kind = .updated
-            (properties, contentChanged) = new.journaledChanges(since: old)
-            if membershipChanged { properties |= CollectionProperties.membership.rawValue }
-            guard properties != 0 else { return }  // Bookkeeping only: invisible.
+        } else {
+            return  // Created and deleted in the same block: nothing.
         }
         records.append(JournalRecord(
-            objectType: type, objectID: id, localIdentifier: (new ?? old)!.localIdentifier, kind: kind,
+            objectType: type, objectID: id, localIdentifier: localIdentifier, kind: kind,
             changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
-        previousValues.append(old.map { values.append($0) })
+        previousValues.append(old == nil ? nil : values.append(old!))
     }
 
     /// The records as a delivery round reads them from the journal (``JournalRecords``): in the order of the
