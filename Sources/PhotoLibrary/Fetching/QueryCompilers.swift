@@ -262,8 +262,8 @@ enum CollectionQueryCompiler {
                 """
             return CompiledQuery(sql: sql + limit(options))
         case .childrenOfMomentYear(let year):
-            let from = String(format: "%04d-", year)
-            let to = String(format: "%04d-", year + 1)
+            let from = MomentDay.yearPrefix(year)
+            let to = MomentDay.yearPrefix(year + 1)
             sql = "SELECT id << 1 FROM asset_collection WHERE type = 3 AND momentDay >= \(from) AND momentDay < \(to) ORDER BY startDate NULLS FIRST, id"
             return CompiledQuery(sql: sql + limit(options))
         default:
