@@ -102,4 +102,45 @@ struct RowCodingTests {
             }
         }
     }
+
+    @Test("Collection and list rows read by position (a change block's reads) equal GRDB's Codable reading of every column", arguments: StoragePaths.allCases)
+    func collectionRowsByPosition(paths: StoragePaths) throws {
+        let test = try TestLibrary(paths: paths)
+        var random = SplitMix64(seed: 6)
+        func maybe<T>(_ value: T) -> T? { random.chance(0.3) ? nil : value }
+        try test.library.storage.write { db in
+            for index in 0..<100 {
+                let id = Int64(1_000_000 + index)
+                try db.execute(
+                    sql: """
+                        INSERT INTO asset_collection (id, localIdentifier, type, subtype, title, startDate, endDate, assetCount, latitude, longitude, momentDay, locatedCount, createdAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        id, "collection-\(index)", random.int(in: 1...3), random.int(in: 0...300), maybe("Trip \(index) ü"),
+                        maybe(Double(random.int(in: 0...1 << 31))), maybe(Double(random.int(in: 0...1 << 31)) + 0.5), random.int(in: 0...100_000),
+                        maybe(Double.random(in: -90...90, using: &random)), maybe(Double.random(in: -180...180, using: &random)),
+                        maybe("day-\(index)"), random.int(in: 0...100), Double(random.int(in: 0...1 << 31)) + 0.25,
+                    ])
+                try db.execute(
+                    sql: """
+                        INSERT INTO collection_list (id, localIdentifier, type, subtype, title, startDate, endDate, momentYear, createdAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        id, "list-\(index)", random.int(in: 1...3), random.int(in: 0...300), maybe("Folder \(index)"),
+                        maybe(Double(random.int(in: 0...1 << 31)) + 0.5), maybe(Double(random.int(in: 0...1 << 31))), maybe(1900 + index),
+                        Double(random.int(in: 0...1 << 31)),
+                    ])
+            }
+            // The library's own rows (smart albums, the moment list) with them.
+            let collections = try db.fetchRecords(AssetCollectionRow.self, sql: "SELECT * FROM asset_collection", arguments: [], cached: false)
+            let lists = try db.fetchRecords(CollectionListRow.self, sql: "SELECT * FROM collection_list", arguments: [], cached: false)
+            #expect(collections.count > 100 && lists.count >= 100)
+            for row in collections { #expect(try AssetCollectionRow.fetch(id: row.id, db) == row, "\(paths) #\(row.id)") }
+            for row in lists { #expect(try CollectionListRow.fetch(id: row.id, db) == row, "\(paths) #\(row.id)") }
+            #expect(try AssetCollectionRow.fetch(id: 42_000_000, db) == nil)
+            #expect(try CollectionListRow.fetch(id: 42_000_000, db) == nil)
+        }
+    }
 }

@@ -347,9 +347,15 @@ extension ChangeSession {
     private func appendJournal(afterAssets: [Int64: AssetRow]) throws -> JournalTransaction? {
         guard library.journaling else { return nil }
         var batch = JournalBatch(capacity: assetsBefore.count + collectionsBefore.count + listsBefore.count)
-        // Keys sorted, not the (key, row) pairs: the rows are large.
+        // Keys sorted, not the (key, row) pairs: the rows are large. A row is read at its position in its
+        // dictionary, not as an optional from a look-up by key, which copied it, strings and all, once more.
         for id in assetsBefore.keys.sorted() {
-            batch.add(.asset, id: id, old: assetsBefore[id]!, new: afterAssets[id], membershipChanged: false)
+            let before = assetsBefore.index(forKey: id)!
+            if let after = afterAssets.index(forKey: id) {
+                batch.add(.asset, id: id, old: assetsBefore.values[before], new: afterAssets.values[after], membershipChanged: false)
+            } else if let old = assetsBefore.values[before] {
+                batch.add(.asset, id: id, deleted: old)
+            }
         }
         for (id, before) in collectionsBefore.sorted(by: { $0.key < $1.key }) {
             batch.add(

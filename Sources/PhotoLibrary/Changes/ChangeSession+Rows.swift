@@ -10,15 +10,11 @@ extension ChangeSession {
     }
 
     func collectionRow(id: Int64) throws -> AssetCollectionRow? {
-        try db.fetchRepeatedRecord(
-            AssetCollectionRow.self, sql: "SELECT * FROM asset_collection WHERE id = ?",
-            arguments: [id])
+        try AssetCollectionRow.fetch(id: id, db)
     }
 
     func listRow(id: Int64) throws -> CollectionListRow? {
-        try db.fetchRepeatedRecord(
-            CollectionListRow.self, sql: "SELECT * FROM collection_list WHERE id = ?",
-            arguments: [id])
+        try CollectionListRow.fetch(id: id, db)
     }
 
     func collectionRowIfAny(localIdentifier: String) throws -> AssetCollectionRow? {

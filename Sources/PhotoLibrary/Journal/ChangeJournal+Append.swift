@@ -61,34 +61,39 @@ struct JournalBatch {
 
     /// Records an object's net change from `old` (nil: created in the block) to `new` (nil: deleted), if it
     /// made one: an update that changes no public property (or membership) is not recorded.
-    ///
-    /// The rows are read in place: a tuple of the two, or `new ?? old`, would copy an asset's row, strings and
-    /// all, for every record of a commit.
     mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row?, membershipChanged: Bool) {
-        let kind: ChangeKind
+        if let new {
+            add(type, id: id, old: old, new: new, membershipChanged: membershipChanged)
+        } else if let old {
+            add(type, id: id, deleted: old)
+        }  // Else created and deleted in the same block: nothing.
+    }
+
+    /// Records an object's insertion (`old` nil: created in the block) or update to `new`, if it made one: an
+    /// update that changes no public property (or membership) is not recorded.
+    ///
+    /// The rows are read in place: a tuple of the two, or an optional made of `new`, would copy an asset's
+    /// row, strings and all, for every record of a commit.
+    mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, old: Row?, new: Row, membershipChanged: Bool) {
         var properties = 0
         var contentChanged = false
-        let localIdentifier: String
-        if let after = new?.localIdentifier {
-            localIdentifier = after
-            if old == nil {
-                kind = .inserted
-            } else {
-                kind = .updated
-                (properties, contentChanged) = new!.journaledChanges(since: old!)
-                if membershipChanged { properties |= CollectionProperties.membership.rawValue }
-                guard properties != 0 else { return }  // Bookkeeping only: invisible.
-            }
-        } else if let before = old?.localIdentifier {
-            localIdentifier = before
-            kind = .deleted
-        } else {
-            return  // Created and deleted in the same block: nothing.
+        if old != nil {
+            (properties, contentChanged) = new.journaledChanges(since: old!)
+            if membershipChanged { properties |= CollectionProperties.membership.rawValue }
+            guard properties != 0 else { return }  // Bookkeeping only: invisible.
         }
         records.append(JournalRecord(
-            objectType: type, objectID: id, localIdentifier: localIdentifier, kind: kind,
+            objectType: type, objectID: id, localIdentifier: new.localIdentifier, kind: old == nil ? .inserted : .updated,
             changedProperties: properties, contentChanged: contentChanged, previousValues: nil))
         previousValues.append(old == nil ? nil : values.append(old!))
+    }
+
+    /// Records an object's deletion; `old` is its row before the block.
+    mutating func add<Row: JournaledObject>(_ type: ObjectType, id: Int64, deleted old: Row) {
+        records.append(JournalRecord(
+            objectType: type, objectID: id, localIdentifier: old.localIdentifier, kind: .deleted,
+            changedProperties: 0, contentChanged: false, previousValues: nil))
+        previousValues.append(values.append(old))
     }
 
     /// The records as a delivery round reads them from the journal (``JournalRecords``): in the order of the
@@ -139,12 +144,7 @@ struct JournalBatch {
 
     /// Inserts the transaction and its records (see ``ChangeJournal/append(_:author:date:stamp:_:)``).
     fileprivate func write(author: String, date: Double, stamp: Int64, _ db: any SQLConnection) throws -> Int64 {
-        guard let sequence = try db.fetchRepeatedValue(
-            Int64.self, sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?) RETURNING seq",
-            arguments: [author, date, stamp])
-        else {
-            throw PhotoLibraryError.database(code: -1, message: "the journal's new transaction has no sequence number")
-        }
+        let sequence = try Self.insertTransaction(author: author, date: date, stamp: stamp, db)
         try values.bytes.withUnsafeBytes { buffer in
             var start = 0
             while start < records.count {
@@ -158,6 +158,27 @@ struct JournalBatch {
                 }
                 start += size
             }
+        }
+        return sequence
+    }
+
+    /// Inserts the transaction's row; returns its sequence number. On SQLite's fast path through the C API,
+    /// the number being the row's rowid (`seq` is its `INTEGER PRIMARY KEY`); elsewhere `RETURNING seq`.
+    private static func insertTransaction(author: String, date: Double, stamp: Int64, _ db: any SQLConnection) throws -> Int64 {
+        if let sqlite = db.sqliteDatabase {
+            let statement = try sqlite.cachedStatement(sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?)")
+            try statement.executeBinding(parameterCount: 3) { statement in
+                sqlite3_bind_text(statement, 1, author, -1, sqliteTransient)
+                sqlite3_bind_double(statement, 2, date)
+                sqlite3_bind_int64(statement, 3, stamp)
+            }
+            return sqlite.lastInsertedRowID
+        }
+        guard let sequence = try db.fetchRepeatedValue(
+            Int64.self, sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?) RETURNING seq",
+            arguments: [author, date, stamp])
+        else {
+            throw PhotoLibraryError.database(code: -1, message: "the journal's new transaction has no sequence number")
         }
         return sequence
     }
