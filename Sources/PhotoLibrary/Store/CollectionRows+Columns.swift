@@ -4,24 +4,32 @@ import LibraryStorage
 // block reads the touched ones again and again (each moment it maintains, each collection the journal
 // records), and looking each column up by name in a GRDB row cost more than SQLite's read of the row.
 
-extension AssetCollectionRow {
-    /// The columns of `asset_collection`, in the order of ``init(columns:)``.
-    static let columnList =
-        "id, localIdentifier, type, subtype, title, startDate, endDate, assetCount, latitude, longitude, momentDay, locatedCount, createdAt"
+/// A row read by position, from a query that names its columns in the order its initializer reads them.
+protocol PositionalRow {
+    /// The row from a query's columns, in the order of ``columnList``.
+    init(columns: any SQLColumns)
+    /// The columns, in the order the initializer reads them.
+    static var columnList: String { get }
+    /// `SELECT <columnList> FROM <table> WHERE id = ?`: a raw query's SQL (``RawQuery``), used nowhere else.
+    static var byID: String { get }
+}
 
-    /// The row of the collection with this id, read by position through a raw query (``RawQuery``: its SQL
-    /// is used nowhere else); nil when there is none.
+extension PositionalRow {
+    /// The row with this id, read by position through a raw query; nil when there is none.
     ///
     /// - Throws: the engine's error.
-    static func fetch(id: Int64, _ db: any SQLConnection) throws -> AssetCollectionRow? {
-        var found: AssetCollectionRow?
-        try RawQuery.forEachRow(db, byID, [id]) { found = AssetCollectionRow(columns: $0) }
+    static func fetch(id: Int64, _ db: any SQLConnection) throws -> Self? {
+        var found: Self?
+        try RawQuery.forEachRow(db, byID, [id]) { found = Self(columns: $0) }
         return found
     }
+}
 
-    private static let byID = "SELECT \(columnList) FROM asset_collection WHERE id = ?"
+extension AssetCollectionRow: PositionalRow {
+    static let columnList =
+        "id, localIdentifier, type, subtype, title, startDate, endDate, assetCount, latitude, longitude, momentDay, locatedCount, createdAt"
+    static let byID = "SELECT \(columnList) FROM asset_collection WHERE id = ?"
 
-    /// The row from a query's columns in the order of ``columnList``.
     init(columns row: any SQLColumns) {
         id = row.int64(0)
         localIdentifier = row.text(1)
@@ -39,23 +47,10 @@ extension AssetCollectionRow {
     }
 }
 
-extension CollectionListRow {
-    /// The columns of `collection_list`, in the order of ``init(columns:)``.
+extension CollectionListRow: PositionalRow {
     static let columnList = "id, localIdentifier, type, subtype, title, startDate, endDate, momentYear, createdAt"
+    static let byID = "SELECT \(columnList) FROM collection_list WHERE id = ?"
 
-    /// The row of the list with this id, read by position through a raw query (``RawQuery``: its SQL is used
-    /// nowhere else); nil when there is none.
-    ///
-    /// - Throws: the engine's error.
-    static func fetch(id: Int64, _ db: any SQLConnection) throws -> CollectionListRow? {
-        var found: CollectionListRow?
-        try RawQuery.forEachRow(db, byID, [id]) { found = CollectionListRow(columns: $0) }
-        return found
-    }
-
-    private static let byID = "SELECT \(columnList) FROM collection_list WHERE id = ?"
-
-    /// The row from a query's columns in the order of ``columnList``.
     init(columns row: any SQLColumns) {
         id = row.int64(0)
         localIdentifier = row.text(1)
