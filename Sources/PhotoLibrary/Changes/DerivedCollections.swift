@@ -31,7 +31,6 @@ enum MomentDay {
     /// `YYYY-MM-DD` of a day counted from 1970-01-01 in the proleptic Gregorian calendar, for years 0…9999.
     static func dayKey(daysSince1970 days: Int) -> String {
         let (year, month, day) = DateLiteral.civilFromDays(Int64(days))
-        let digit = { (value: Int64) in UInt8(ascii: "0") + UInt8(value % 10) }
         let bytes: [UInt8] = [
             digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), UInt8(ascii: "-"),
             digit(month / 10), digit(month), UInt8(ascii: "-"), digit(day / 10), digit(day),
@@ -44,8 +43,12 @@ enum MomentDay {
     /// each), formatted otherwise.
     static func yearPrefix(_ year: Int) -> String {
         guard (0...9999).contains(year) else { return String(format: "%04d-", year) }
-        let digit = { (value: Int) in UInt8(ascii: "0") + UInt8(value % 10) }
         return String(decoding: [digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), UInt8(ascii: "-")], as: UTF8.self)
+    }
+
+    /// The ASCII digit of a non-negative value's units: the keys' digits, written without Foundation's formatting.
+    private static func digit(_ value: some BinaryInteger) -> UInt8 {
+        UInt8(ascii: "0") + UInt8(value % 10)
     }
 
     static func title(for key: String) -> String {

@@ -165,8 +165,9 @@ struct JournalBatch {
     /// Inserts the transaction's row; returns its sequence number. On SQLite's fast path through the C API,
     /// the number being the row's rowid (`seq` is its `INTEGER PRIMARY KEY`); elsewhere `RETURNING seq`.
     private static func insertTransaction(author: String, date: Double, stamp: Int64, _ db: any SQLConnection) throws -> Int64 {
+        let insert = "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?)"
         if let sqlite = db.sqliteDatabase {
-            let statement = try sqlite.cachedStatement(sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?)")
+            let statement = try sqlite.cachedStatement(sql: insert)
             try statement.executeBinding(parameterCount: 3) { statement in
                 sqlite3_bind_text(statement, 1, author, -1, sqliteTransient)
                 sqlite3_bind_double(statement, 2, date)
@@ -174,9 +175,7 @@ struct JournalBatch {
             }
             return sqlite.lastInsertedRowID
         }
-        guard let sequence = try db.fetchRepeatedValue(
-            Int64.self, sql: "INSERT INTO change_transaction (author, date, stamp) VALUES (?, ?, ?) RETURNING seq",
-            arguments: [author, date, stamp])
+        guard let sequence = try db.fetchRepeatedValue(Int64.self, sql: insert + " RETURNING seq", arguments: [author, date, stamp])
         else {
             throw PhotoLibraryError.database(code: -1, message: "the journal's new transaction has no sequence number")
         }
