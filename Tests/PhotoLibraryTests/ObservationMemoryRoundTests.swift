@@ -3,6 +3,7 @@ import GRDB
 import LibraryStorage
 import LibraryTestSupport
 import SeededRandom
+import Synchronization
 import Testing
 @testable import PhotoLibrary
 
@@ -52,6 +53,92 @@ import Testing
         // Nothing since: an empty round, from memory too.
         #expect(try Self.memoryJournal(library, after: start + 3).empty)
         #expect(try library.observation.readChanges(after: start + 3).isEmpty)
+    }
+
+    /// A round of this handle's own commits needs neither a connection nor the writer: it is read while another
+    /// write holds the writer, and what it reads is the journal's.
+    @Test func aRoundFromMemoryDoesNotWaitForTheWriter() throws {
+        let test = try TestLibrary(paths: .fast)
+        let library = test.library
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 10)
+        let result = try library.fetchAssets(options: ObservationHandOffTests.byDate)
+        let start = try library.currentChangeToken.sequence
+        try library.performChangesAndWait { AssetChangeRequest(for: assets[4]).creationDate = .utc(2031, 1, 1) }
+        #expect(library.observation.handOff.currentWALHeader() == (try library.storage.writeWithoutTransaction { db in
+            WALIndexHeader.current(of: try #require(db.sqliteDatabase?.sqliteConnection))
+        }))
+
+        // Another write holds the writer until the round is read, or for 10 s.
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread { _ = try? library.storage.writeWithoutTransaction { _ in holding.signal(); release.wait() } }.start()
+        holding.wait()
+        let round = RoundOnAnotherThread(library, after: start)
+        let inTime = round.done.wait(timeout: .now() + 10) == .success
+        release.signal()
+        if !inTime { round.done.wait() }
+        #expect(inTime, "the round waited for the writer")
+        let details = try #require(round.changes?.last?.changeDetails(for: result))
+        #expect(details.fetchResultAfterChanges.keys == (try library.fetchAssets(options: ObservationHandOffTests.byDate)).keys)
+        #expect(apply(details) == details.fetchResultAfterChanges.keys)
+    }
+
+    /// A round read on another thread.
+    final class RoundOnAnotherThread: Sendable {
+        private let read = Mutex<[Change]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        var changes: [Change]? { read.withLock { $0 } }
+
+        init(_ library: PhotoLibrary, after start: Int64) {
+            Thread { [self] in
+                let changes = try? library.observation.readChanges(after: start)
+                read.withLock { $0 = changes }
+                done.signal()
+            }.start()
+        }
+    }
+
+    /// Rounds read from memory while this handle commits on another thread, at random moments (a memory round
+    /// doesn't hold the writer, so nothing orders the two): each round follows the last without a gap or a
+    /// repeat, its details lead to the keys it says, and the last leads to what fetching again gives.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func roundsFromMemoryRacingTheHandlesCommits(seed: UInt64) throws {
+        let test = try TestLibrary(paths: .fast)
+        let library = test.library
+        let assets = try ObservationWriterRoundTests.makeAssets(test, 40)
+        var result = try library.fetchAssets(options: ObservationHandOffTests.byDate)
+        var delivered = try library.currentChangeToken.sequence
+        let inMemoryBefore = Self.roundsInMemory(library)
+        let committed = DispatchSemaphore(value: 0)
+        Thread {
+            var g = RandomSource(seed: seed)
+            for _ in 0..<60 {
+                let asset = assets[g.int(in: 0...39)]
+                let year = 2000 + g.int(in: 0...30)
+                try? library.performChangesAndWait {
+                    let request = AssetChangeRequest(for: asset)
+                    request.creationDate = .utc(year, 1, 1)
+                    request.isFavorite.toggle()
+                }
+                usleep(UInt32(g.int(in: 0...500)))
+            }
+            committed.signal()
+        }.start()
+        func readRound() throws {
+            let changes = try library.observation.readChanges(after: delivered)
+            guard let last = changes.last else { return }
+            #expect(changes.map(\.changeToken.sequence) == Array((delivered + 1)...last.changeToken.sequence), "seed \(seed)")
+            if let details = last.changeDetails(for: result) {
+                #expect(apply(details) == details.fetchResultAfterChanges.keys, "seed \(seed)")
+                result = details.fetchResultAfterChanges
+            }
+            delivered = last.changeToken.sequence
+        }
+        while committed.wait(timeout: .now()) == .timedOut { try readRound() }
+        try readRound()
+        #expect(delivered == (try library.currentChangeToken.sequence))
+        #expect(result.keys == (try library.fetchAssets(options: ObservationHandOffTests.byDate)).keys, "seed \(seed)")
+        #expect(Self.roundsInMemory(library) > inMemoryBefore, "seed \(seed): no round was read from memory")
     }
 
     /// Another process commits after this handle: the header the handle's commit left is gone, so the round

@@ -100,6 +100,7 @@ extension PhotoLibrary {
         // Committed: hand the journal off and tell waiters at once, from the thread that committed (the
         // notification doesn't wait for the caller's task to be scheduled again).
         if var handOff = outcome.committed.handOff {
+            if let walIndex { observation.handOff.noteWALIndex(walIndex.region) }
             handOff.walHeader = walIndex.flatMap { Self.headerOfOwnCommit(region: $0.region, before: $0.before) }
             observation.handOff.publish(handOff)
         }

@@ -52,6 +52,25 @@ final class JournalHandOff: Sendable {
     /// Held transactions, ascending by sequence.
     private let entries = Mutex<[Entry]>([])
 
+    /// SQLite only: the address of the first wal-index region of this handle's writer connection, as mapped in
+    /// this process (0 until a commit notes it). It stays mapped as long as that connection is open in WAL
+    /// mode: as long as the library's storage engine, which its observation center (this hand-off's owner)
+    /// holds.
+    private let walIndexAddress = Atomic<UInt>(0)
+
+    /// Notes the region of the writer connection's wal-index, which ``currentWALHeader()`` reads.
+    func noteWALIndex(_ region: UnsafeRawPointer) {
+        walIndexAddress.store(UInt(bitPattern: region), ordering: .releasing)
+    }
+
+    /// The database's wal-index header now, read from the region a commit noted, from any thread (as SQLite's
+    /// readers read it: both copies, which must agree); nil before a commit noted it or while a writer is
+    /// rewriting it.
+    func currentWALHeader() -> WALIndexHeader? {
+        guard let region = UnsafeRawPointer(bitPattern: walIndexAddress.load(ordering: .acquiring)) else { return nil }
+        return WALIndexHeader.read(region)
+    }
+
     /// Whether a transaction of `recordCount` records is held when committed.
     static func holds(recordCount: Int) -> Bool {
         recordCount <= WriterRound.recordLimit
