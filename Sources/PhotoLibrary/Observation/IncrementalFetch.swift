@@ -182,7 +182,7 @@ final class IncrementalFetch: Sendable {
         guard before.denseBaseValues != nil, sortProperties != nil, conditionProperties != nil else { return false }
         return touched.ids.indices.allSatisfy { slot in
             touched.isDeletedAtEnd(slot: slot)
-                || (touched.first[slot].kind == .updated && !touched.conditionChanged[slot] && touched.hasRowAtEnd(slot: slot))
+                || (touched.entries[slot].first.kind == .updated && !touched.entries[slot].conditionChanged && touched.hasRowAtEnd(slot: slot))
         }
     }
 
@@ -293,10 +293,10 @@ final class IncrementalFetch: Sendable {
         var old = StartKeys(keys: SortKeys(width: columns.count), index: Array(repeating: -1, count: touched.ids.count))
         old.keys.reserveCapacity(touched.ids.count)
         old.slots.reserveCapacity(touched.ids.count)
-        for (slot, first) in touched.first.enumerated() where first.kind != .inserted {
+        for (slot, entry) in touched.entries.enumerated() where entry.first.kind != .inserted {
             old.index[slot] = old.keys.count
             old.slots.append(slot)
-            if !touched.sortChanged[slot], now.index[slot] >= 0 {
+            if !entry.sortChanged, now.index[slot] >= 0 {
                 old.keys.append(from: now.all, now.index[slot])
                 continue
             }

@@ -60,7 +60,7 @@ struct IncrementalUpdate: Sendable {
             cutIns.append(ChainMoves.CutIn(
                 chainBefore: position - FetchResultKeyList.lowerBound(holes, position), chainAfter: slots[index],
                 beforeIndex: position, afterIndex: afterIndex))
-            if touched.updated[slot] { changedIndexes.append(afterIndex) }
+            if touched.entries[slot].updated { changedIndexes.append(afterIndex) }
         }
         for position in updatedInPlace {
             // Its rank among the untouched assets, after the members whose slot is at most that rank.

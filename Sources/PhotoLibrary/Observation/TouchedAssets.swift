@@ -14,26 +14,32 @@ struct TouchedAssets {
         let previousValues: Range<Int>?
     }
 
+    /// What the records say of one touched asset.
+    struct Entry {
+        /// Its first record in the interval.
+        let first: First
+        /// Whether it has an update record: its public properties changed.
+        var updated = false
+        /// Whether it has a record naming a property of the sort (every updated one when the sort isn't covered).
+        var sortChanged = false
+        /// Whether it may have changed its place or its membership: inserted, deleted, or updated in a property
+        /// of the sort or of the condition (every one when they aren't covered).
+        var affected = false
+        /// Whether it has a record naming a property of the condition (every updated one when the condition
+        /// isn't covered).
+        var conditionChanged = false
+        /// The index in the records of its last record in the interval.
+        var last: Int
+    }
+
     /// The records read.
     private let journal: JournalRecords
 
-    /// The touched assets, in the order of their first record: their slots (what the arrays below and the
-    /// other steps' arrays are indexed by).
+    /// The touched assets, in the order of their first record: their slots (what ``entries`` and the other
+    /// steps' arrays are indexed by).
     private(set) var slots = IDSlots()
-    /// The first record of each.
-    private(set) var first: [First] = []
-    /// Whether each has an update record: its public properties changed.
-    private(set) var updated: [Bool] = []
-    /// Whether each has a record naming a property of the sort (every updated one when the sort isn't covered).
-    private(set) var sortChanged: [Bool] = []
-    /// Whether each may have changed its place or its membership: inserted, deleted, or updated in a property
-    /// of the sort or of the condition (every one when they aren't covered).
-    private(set) var affected: [Bool] = []
-    /// Whether each has a record naming a property of the condition (every updated one when the condition
-    /// isn't covered).
-    private(set) var conditionChanged: [Bool] = []
-    /// The index in the records of each one's last record in the interval.
-    private(set) var last: [Int] = []
+    /// What the records say of each, by slot (one array, not one per fact: a round allocates a few).
+    private(set) var entries: [Entry] = []
 
     /// The touched assets' ids, by slot.
     var ids: [Int64] { slots.ids }
@@ -62,24 +68,19 @@ struct TouchedAssets {
         let (slot, isFirst) = slots.insert(record.objectID)
         if isFirst {
             guard slots.count <= limit else { throw IncrementalFetch.Unmaintainable() }
-            first.append(First(kind: record.kind, sequence: record.sequence, previousValues: record.previousValues))
-            updated.append(false)
-            sortChanged.append(false)
-            affected.append(false)
-            conditionChanged.append(false)
-            last.append(index)
+            entries.append(Entry(first: First(kind: record.kind, sequence: record.sequence, previousValues: record.previousValues), last: index))
         } else {
-            last[slot] = index
+            entries[slot].last = index
         }
         guard record.kind == .updated else {
-            affected[slot] = true
+            entries[slot].affected = true
             return
         }
-        updated[slot] = true
+        entries[slot].updated = true
         let properties = AssetProperties(rawValue: record.changedProperties)
-        if fetch.sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { sortChanged[slot] = true }
-        if fetch.relevantProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { affected[slot] = true }
-        if fetch.conditionProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { conditionChanged[slot] = true }
+        if fetch.sortProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { entries[slot].sortChanged = true }
+        if fetch.relevantProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { entries[slot].affected = true }
+        if fetch.conditionProperties.map({ !properties.isDisjoint(with: $0) }) ?? true { entries[slot].conditionChanged = true }
     }
 
     /// These assets split in two: those that may have changed their place or membership, and the slots (here)
@@ -89,17 +90,12 @@ struct TouchedAssets {
         var inPlace: [Int] = []
         inPlace.reserveCapacity(ids.count)
         for slot in ids.indices {
-            guard affected[slot] else {
+            guard entries[slot].affected else {
                 inPlace.append(slot)
                 continue
             }
             divided.slots.insert(ids[slot])
-            divided.first.append(first[slot])
-            divided.updated.append(updated[slot])
-            divided.sortChanged.append(sortChanged[slot])
-            divided.affected.append(true)
-            divided.conditionChanged.append(conditionChanged[slot])
-            divided.last.append(last[slot])
+            divided.entries.append(entries[slot])
         }
         return (divided, inPlace)
     }
@@ -112,30 +108,25 @@ struct TouchedAssets {
     /// Room for `count` assets in every array (a few records a round: growing them one by one costs more).
     private mutating func reserveCapacity(_ count: Int) {
         slots = IDSlots(capacity: count)
-        first.reserveCapacity(count)
-        updated.reserveCapacity(count)
-        sortChanged.reserveCapacity(count)
-        affected.reserveCapacity(count)
-        conditionChanged.reserveCapacity(count)
-        last.reserveCapacity(count)
+        entries.reserveCapacity(count)
     }
 
     /// Whether a touched asset is gone at the interval's end: its last record is a deletion.
     func isDeletedAtEnd(slot: Int) -> Bool {
-        journal.records[last[slot]].kind == .deleted
+        journal.records[entries[slot].last].kind == .deleted
     }
 
     /// Whether a touched asset's row at the interval's end is known: its last record is an update that
     /// carries it (records handed off by their commits).
     func hasRowAtEnd(slot: Int) -> Bool {
-        journal.hasRowAfter(record: last[slot])
+        journal.hasRowAfter(record: entries[slot].last)
     }
 
     /// The value at a journal column of a touched asset's row at the interval's end, when it is known (see
     /// ``hasRowAtEnd(slot:)``). Only journaled columns are its state at the end: bookkeeping (`momentId`)
     /// may have moved since.
     func valueAtEnd(slot: Int, column: Int) -> DatabaseValue? {
-        journal.valueAfter(record: last[slot], column: column)
+        journal.valueAfter(record: entries[slot].last, column: column)
     }
 
     /// The values of the columns at `indexes` (positions in ``AssetRow/journalColumns``) in the previous values
@@ -144,12 +135,13 @@ struct TouchedAssets {
     ///
     /// - Complexity: one row read by primary key when the records' buffer didn't keep them.
     func previousValues(at indexes: [Int], slot: Int, _ db: any SQLConnection) throws -> [DatabaseValue]? {
-        if let range = first[slot].previousValues {
+        let first = entries[slot].first
+        if let range = first.previousValues {
             return journal.previousValueBytes.withUnsafeBytes { buffer in
                 PreviousValues.values(at: indexes, of: AssetRow.self, in: UnsafeRawBufferPointer(rebasing: buffer[range]))
             }
         }
-        guard let bytes = try ChangeJournal.previousValues(of: .asset, id: ids[slot], sequence: first[slot].sequence, db),
+        guard let bytes = try ChangeJournal.previousValues(of: .asset, id: ids[slot], sequence: first.sequence, db),
             !bytes.isEmpty
         else { return nil }
         return bytes.withUnsafeBytes { buffer in PreviousValues.values(at: indexes, of: AssetRow.self, in: buffer) }
