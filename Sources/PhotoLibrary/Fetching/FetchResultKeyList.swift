@@ -118,7 +118,10 @@ struct SortFences: Sendable {
 /// result shares the before result's array and carries only the patch. Patches compose: the next
 /// transaction's patch is merged into the same base. When a patch outgrows ``compactionLimit(count:)``
 /// the keys are copied into a new flat array once.
-struct FetchResultKeyList: Sendable {
+///
+/// A class, immutable: a round hands its lists around a few times, and a struct of seven arrays copied is
+/// seven retains, each touching an array's header, where a reference is one.
+final class FetchResultKeyList: Sendable {
     /// The keys the patch applies to.
     let base: [Int64]
     /// Ascending indexes into ``base`` of the keys left out.

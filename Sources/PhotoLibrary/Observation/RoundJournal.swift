@@ -34,6 +34,13 @@ struct JournalRecords: Sendable {
         init(_ row: AssetRow) {
             self.row = row
         }
+
+        /// The value at a journal column (``AssetRow/journalColumns``), read in place: reading `row` through
+        /// the reference copies the whole row (a retain and a release of each of its strings, whose memory a
+        /// round after a commit finds cold).
+        func journalValue(at column: Int) -> DatabaseValue {
+            row.journalValue(at: column)
+        }
     }
 
     /// The most bytes of previous values kept: a round of that many changes is far beyond the incremental
@@ -76,7 +83,7 @@ struct JournalRecords: Sendable {
     /// The value at a journal column (``AssetRow/journalColumns``) of the row the update at `index` of
     /// ``records`` left; nil when the row isn't known. Read in place: the row isn't copied.
     func valueAfter(record index: Int, column: Int) -> DatabaseValue? {
-        rowsAfter.isEmpty ? nil : rowsAfter[index]?.row.journalValue(at: column)
+        rowsAfter.isEmpty ? nil : rowsAfter[index]?.journalValue(at: column)
     }
 
     /// Appends the records of later transactions, their previous values with them.
