@@ -89,8 +89,9 @@ public final class Change: Sendable {
     }
 }
 
-/// What a delivery round read at its end state, shared by its last change.
-struct DeliveryContext: Sendable {
+/// What a delivery round read at its end state, shared by its last change. A class, immutable: its change
+/// holds it by one reference, and releasing it needs no generic value witness.
+final class DeliveryContext: Sendable {
     /// A fetch at the round's end: its keys, and the objects updated since its oldest live result.
     struct ChainUpdate: Sendable {
         /// The fetch's keys at the round's end: fetched again, or (for a fetch followed incrementally) the
@@ -119,7 +120,20 @@ struct DeliveryContext: Sendable {
     let incrementalLimit: Double
     /// Where the touched objects are read from, as they were at ``sequence``.
     let storage: any StorageEngine
-    weak var center: ObservationCenter?
+    weak let center: ObservationCenter?
+
+    init(
+        sequence: Int64, chains: [ObjectIdentifier: ChainUpdate], incremental: [ResultState: IncrementalUpdate], objects: TouchedObjects,
+        incrementalLimit: Double, storage: any StorageEngine, center: ObservationCenter?
+    ) {
+        self.sequence = sequence
+        self.chains = chains
+        self.incremental = incremental
+        self.objects = objects
+        self.incrementalLimit = incrementalLimit
+        self.storage = storage
+        self.center = center
+    }
 
     /// An object as it was at the end of the round: its row then, rebuilt from the journal's previous values
     /// when it changed since (like a fetch result's objects). Nil when it can't be read.
