@@ -274,9 +274,9 @@ final class ObservationCenter: Sendable {
     /// rounds whose touched rows were handed off need none). Nil when the round isn't read this way. SQLite
     /// only.
     ///
-    /// It reads nothing from the database, so it runs on any thread, even while this handle commits: `current`
-    /// was read before the hand-off's newest commit is, so a commit that lands in between leaves them
-    /// different (nil), and one that lands after leaves a round that ends before it, as a snapshot would.
+    /// It reads nothing from the database, so it runs on any thread, even while this handle commits: the caller
+    /// reads `current` before this reads the hand-off's newest commit, so a commit that lands in between leaves
+    /// them different (nil), and one that lands after leaves a round that ends before it, as a snapshot would.
     ///
     /// Starting even an empty read transaction costs a round after a commit as much as the rest of it: the
     /// commit leaves SQLite's code and the wal-index cold, and the transaction's locks are system calls. So
