@@ -212,15 +212,11 @@ final class ObservationCenter: Sendable {
         return try body(db)
     }
 
-    /// Reads the round after `delivered`: from memory when it can (``readRoundInMemory(after:current:)``), on the
+    /// Reads the round after `delivered`: from memory when it can (``readRoundInMemory(after:)``), on the
     /// writer's connection when ``WriterRound`` admits it, else on the round reader.
     private func readRound(after delivered: Int64) throws -> [Change] {
         // From memory first, without the writer: a round of this handle's own commits needs no connection.
-        if storage.dialect == .sqlite, maintainsIncrementally.load(ordering: .relaxed), let header = handOff.currentWALHeader(),
-            let changes = try readRoundInMemory(after: delivered, current: header)
-        {
-            return changes
-        }
+        if let changes = try readRoundInMemory(after: delivered) { return changes }
         if let changes = try readRoundOnWriter(after: delivered) { return changes }
         switch try roundReader() {
         case .sqlite(let reader):
@@ -244,11 +240,7 @@ final class ObservationCenter: Sendable {
             // (without the fast path, where that can't be asked, BEGIN fails inside a transaction).
             if let sqlite = db.sqliteDatabase, sqlite.isInsideTransaction { return nil }
             // From memory again: a commit of this handle's may have been under way when it was first tried.
-            if let connection = db.sqliteDatabase?.sqliteConnection, let header = WALIndexHeader.current(of: connection),
-                let changes = try readRoundInMemory(after: delivered, current: header)
-            {
-                return changes
-            }
+            if let changes = try readRoundInMemory(after: delivered) { return changes }
             do {
                 let changes = try Self.inReadTransaction(db) { db in
                     try readRound(after: delivered, results: liveResults(), onWriter: true, db)
@@ -264,25 +256,27 @@ final class ObservationCenter: Sendable {
     /// How many rounds were read without the round reader: on the writer's connection or from memory (tests
     /// check which connection rounds take).
     let roundsReadOnWriter = Atomic<Int>(0)
-    /// How many of those were read from memory alone (``readRoundInMemory(after:current:)``).
+    /// How many of those were read from memory alone (``readRoundInMemory(after:)``).
     let roundsReadInMemory = Atomic<Int>(0)
 
     /// The round after `delivered` from this handle's hand-off alone, without a read transaction: when the
-    /// wal-index header `current` is still the one the newest handed-off commit left (nothing committed since,
-    /// by any connection), that commit is the journal's end and every transaction after `delivered` is held.
-    /// The tracked results are followed with a connection that declines the round at its first read (only
-    /// rounds whose touched rows were handed off need none). Nil when the round isn't read this way. SQLite
-    /// only.
+    /// wal-index header (``JournalHandOff/currentWALHeader()``) is still the one the newest handed-off commit
+    /// left (nothing committed since, by any connection), that commit is the journal's end and every
+    /// transaction after `delivered` is held. The tracked results are followed with a connection that declines
+    /// the round at its first read (only rounds whose touched rows were handed off need none). Nil when the
+    /// round isn't read this way. SQLite only.
     ///
-    /// It reads nothing from the database, so it runs on any thread, even while this handle commits: the caller
-    /// reads `current` before this reads the hand-off's newest commit, so a commit that lands in between leaves
-    /// them different (nil), and one that lands after leaves a round that ends before it, as a snapshot would.
+    /// It reads nothing from the database, so it runs on any thread, even while this handle commits: the
+    /// header is read before the hand-off's newest commit, so a commit that lands in between leaves them
+    /// different (nil), and one that lands after leaves a round that ends before it, as a snapshot would.
     ///
     /// Starting even an empty read transaction costs a round after a commit as much as the rest of it: the
     /// commit leaves SQLite's code and the wal-index cold, and the transaction's locks are system calls. So
     /// does going through the writer's queue.
-    private func readRoundInMemory(after delivered: Int64, current header: WALIndexHeader) throws -> [Change]? {
-        guard let journal = RoundJournal(memoryAfter: delivered, handOff: handOff, current: header) else { return nil }
+    private func readRoundInMemory(after delivered: Int64) throws -> [Change]? {
+        guard storage.dialect == .sqlite, maintainsIncrementally.load(ordering: .relaxed), let header = handOff.currentWALHeader(),
+            let journal = RoundJournal(memoryAfter: delivered, handOff: handOff, current: header)
+        else { return nil }
         if journal.transactions.isEmpty { return [] }
         do {
             let changes = try readRound(journal, results: liveResults(), onWriter: true, MemoryOnlyConnection())
