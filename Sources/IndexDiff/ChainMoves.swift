@@ -100,12 +100,12 @@ public enum ChainMoves {
     /// Nil when that item would be split.
     private static func heaviestIncreasingSubsequence(_ items: [Item]) -> [Bool]? {
         let byBefore = items.indices.sorted { items[$0].beforeKey < items[$1].beforeKey }
-        var rank = [Int](repeating: 0, count: items.count)
+        var rank = [Int](filled: 0, count: items.count)
         for (position, item) in byBefore.enumerated() { rank[item] = position }
 
         // The heaviest subsequence ending at each item, through a Fenwick tree of prefix maxima.
-        var tree = [Int](repeating: 0, count: items.count + 1)
-        var best = [Int](repeating: 0, count: items.count)
+        var tree = [Int](filled: 0, count: items.count + 1)
+        var best = [Int](filled: 0, count: items.count)
         for (index, item) in items.enumerated() {
             var heaviest = 0
             var node = rank[index]  // Prefix of ranks 0..<rank.
@@ -123,7 +123,7 @@ public enum ChainMoves {
 
         // Backtrack from the end: the latest item holding each weight wanted.
         var wanted = best.max() ?? 0
-        var kept = [Bool](repeating: false, count: items.count)
+        var kept = [Bool](filled: false, count: items.count)
         var index = items.count - 1
         while wanted > 0 && index >= 0 {
             if best[index] >= wanted && best[index] - items[index].weight < wanted {

@@ -259,7 +259,9 @@ extension FetchResult: TrackedFetchResult {}
 
 /// The batches a fetch result keeps: the most recently used few.
 struct BatchCache<T>: ~Copyable {
-    private var batches: [Int: [T]] = [:]
+    /// Made with `init()`, not a `[:]` literal: the literal of a generic value type looks up its tuple's
+    /// metadata at run time, cold code that a delivery round (which makes one result) would pay each time.
+    private var batches = [Int: [T]]()
     private var order: [Int] = []
     var positions: [Int64: Int]?
     /// The keys as one array, once asked for, when the result's own are a patch.

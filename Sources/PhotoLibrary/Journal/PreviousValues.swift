@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import IndexDiff
 
 /// The journal's encoding of an object's values before a change: `change_record.previousValues` (schema 5).
 ///
@@ -213,7 +214,7 @@ enum PreviousValues {
 
     private static func values(at indexes: [Int], in bytes: UnsafeRawBufferPointer) -> [DatabaseValue]? {
         guard var reader = Reader(bytes), let last = indexes.max() else { return nil }
-        var result = [DatabaseValue](repeating: .null, count: indexes.count)
+        var result = [DatabaseValue](filled: .null, count: indexes.count)
         do {
             for column in 0...last {
                 guard indexes.contains(column) else {

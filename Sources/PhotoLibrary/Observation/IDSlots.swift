@@ -1,3 +1,5 @@
+import IndexDiff
+
 /// Row ids numbered 0, 1, 2, … in the order they were added (their *slots*), so that what is known of each
 /// can be kept in arrays indexed by slot.
 ///
@@ -14,7 +16,7 @@ struct IDSlots {
     init(capacity: Int = 8) {
         var size = 16
         while size < 2 * capacity { size *= 2 }
-        table = Array(repeating: 0, count: size)
+        table = [Int32](filled: 0, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
         ids.reserveCapacity(capacity)
     }
@@ -58,7 +60,7 @@ struct IDSlots {
     }
 
     private mutating func grow() {
-        table = Array(repeating: 0, count: 2 * table.count)
+        table = [Int32](filled: 0, count: 2 * table.count)
         shift -= 1
         for (slot, id) in ids.enumerated() {
             var place = home(id)

@@ -190,7 +190,7 @@ final class IncrementalFetch: Sendable {
     /// there, from their rows at the end; the members are chosen by the caller (``orderMembers(_:_:)``).
     private func currentKeysInMemory(of touched: TouchedAssets) throws -> CurrentKeys {
         let width = columns.count
-        var keys = CurrentKeys(members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
+        var keys = CurrentKeys(members: SortKeys(width: width), index: [Int](filled: -1, count: touched.ids.count), all: SortKeys(width: width))
         keys.all.reserveCapacity(touched.ids.count)
         keys.slots.reserveCapacity(touched.ids.count)
         for slot in touched.ids.indices where !touched.isDeletedAtEnd(slot: slot) {
@@ -227,7 +227,7 @@ final class IncrementalFetch: Sendable {
     /// still there that were in the result, found by searching their old keys; then they are placed.
     private func placeKeptMembers(_ now: inout CurrentKeys, old: StartKeys, _ search: inout KeySearch, touchedCount: Int) throws -> Placement {
         let positions = try search.positions(of: old.keys)
-        var wasMember = [Bool](repeating: false, count: touchedCount)
+        var wasMember = [Bool](filled: false, count: touchedCount)
         for (index, position) in positions.enumerated() where position >= 0 { wasMember[old.slots[index]] = true }
         orderMembers(&now, (0..<now.all.count).filter { wasMember[now.slots[$0]] })
         return try search.place(members: now.members, slots: now.memberSlots, oldPositions: positions)
@@ -250,7 +250,7 @@ final class IncrementalFetch: Sendable {
     private func currentKeys(of touched: TouchedAssets, _ db: any SQLConnection) throws -> CurrentKeys {
         let width = columns.count
         var keys = CurrentKeys(
-            members: SortKeys(width: width), index: Array(repeating: -1, count: touched.ids.count), all: SortKeys(width: width))
+            members: SortKeys(width: width), index: [Int](filled: -1, count: touched.ids.count), all: SortKeys(width: width))
         keys.all.reserveCapacity(touched.ids.count)
         let statement = try IDGroupStatement(db, query: membershipQuery(db))
         guard !touched.ids.isEmpty else { return keys }
@@ -290,7 +290,7 @@ final class IncrementalFetch: Sendable {
     /// Step 3: the touched assets' sort keys at the result's sequence, for those that existed then: their
     /// current keys when no record changed a sort property, else their first record's previous values.
     private func keysAtStart(_ touched: TouchedAssets, now: CurrentKeys, _ db: any SQLConnection) throws -> StartKeys {
-        var old = StartKeys(keys: SortKeys(width: columns.count), index: Array(repeating: -1, count: touched.ids.count))
+        var old = StartKeys(keys: SortKeys(width: columns.count), index: [Int](filled: -1, count: touched.ids.count))
         old.keys.reserveCapacity(touched.ids.count)
         old.slots.reserveCapacity(touched.ids.count)
         for (slot, entry) in touched.entries.enumerated() where entry.first.kind != .inserted {

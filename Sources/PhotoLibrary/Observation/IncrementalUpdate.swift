@@ -36,7 +36,7 @@ struct IncrementalUpdate: Sendable {
             removed: holes, inserted: (0..<members.count).map { (index: slots[$0] + $0, key: members.ids[$0]) },
             insertedValues: placement.insertedValues)
 
-        var isMember = [Bool](repeating: false, count: touched.ids.count)
+        var isMember = [Bool](filled: false, count: touched.ids.count)
         for slot in memberSlots { isMember[slot] = true }
         var removedIndexes: [Int] = []
         removedIndexes.reserveCapacity(touched.ids.count)

@@ -1,4 +1,5 @@
 import GRDB
+import IndexDiff
 import LibraryStorage
 
 /// Step 4 of ``IncrementalFetch``: binary searches over a fetch result's keys, ordered by their sort values at
@@ -23,6 +24,8 @@ struct KeySearch {
     private var probeIndex: [Int: Int] = [:]
     /// The statement that reads the keys of untouched assets, once needed.
     private var probeStatement: IDGroupStatement?
+    /// The searches in memory, when every key of `before` has its sort values.
+    private let dense: DenseKeySearch?
 
     init(fetch: IncrementalFetch, before: FetchResultKeyList, touched: TouchedAssets, old: IncrementalFetch.StartKeys, _ db: any SQLConnection) {
         self.fetch = fetch
@@ -32,6 +35,7 @@ struct KeySearch {
         self.old = old.keys
         start = old
         probes = SortKeys(width: fetch.columns.count)
+        dense = before.denseBaseValues.map { DenseKeySearch(fetch: fetch, list: before, baseValues: $0) }
     }
 
     /// Where the touched assets go: where each was (the position of its key at the start, if it was in the
@@ -39,9 +43,7 @@ struct KeySearch {
     /// `slots` holds the touched slot of each member.
     /// `oldPositions`, when given, are ``positions(of:)`` of the old keys, already searched.
     mutating func place(members: SortKeys, slots: [Int], oldPositions: [Int]? = nil) throws -> Placement {
-        if let baseValues = before.denseBaseValues {
-            return try placeInMemory(members: members, slots: slots, baseValues: baseValues, oldPositions: oldPositions)
-        }
+        if let dense { return try placeInMemory(members: members, slots: slots, dense, oldPositions: oldPositions) }
         return try placeWithProbes(members: members, slots: slots)
     }
 
@@ -51,13 +53,7 @@ struct KeySearch {
     /// - Complexity: O(*t* log *n*) in memory with dense values; else as ``place(members:slots:)``.
     mutating func positions(of keys: SortKeys) throws -> [Int] {
         guard keys.count > 0 else { return [] }
-        if let baseValues = before.denseBaseValues {
-            let values = try Self.numbers(keys)
-            return (0..<keys.count).map { index in
-                let position = lowerBound(values, index, keys.ids[index], baseValues)
-                return holds(keys.ids[index], at: position) ? position : -1
-            }
-        }
+        if let dense { return try Self.positions(of: keys, dense) }
         var (found, searched, searchedKeys) = scanWindows(keys)
         let bounds = try lowerBounds(searched)
         for (target, index) in searchedKeys.enumerated() where holds(keys.ids[index], at: bounds[target]) {
@@ -66,11 +62,17 @@ struct KeySearch {
         return found
     }
 
+    /// ``positions(of:)`` in memory.
+    private static func positions(of keys: SortKeys, _ dense: DenseKeySearch) throws -> [Int] {
+        let (positions, held) = dense.bounds(try numbers(keys), keys.ids)
+        return positions.indices.map { held[$0] ? positions[$0] : -1 }
+    }
+
     /// Where each key of `keys` is in `before` when the fences narrow it to a window of a few positions, found
     /// by scanning the window for its id (-1: not in `before`); the keys with wider windows (no fences, or
     /// fences the patch removed) are left to ``lowerBounds(_:)``: `searched`, and the index in `keys` of each.
     private func scanWindows(_ keys: SortKeys) -> (found: [Int], searched: SortKeys, searchedKeys: [Int]) {
-        var found = [Int](repeating: -1, count: keys.count)
+        var found = [Int](filled: -1, count: keys.count)
         let keyWindows = windows(keys)
         var searched = SortKeys(width: keys.width)
         var searchedKeys: [Int] = []
@@ -102,7 +104,7 @@ struct KeySearch {
         for index in 0..<old.count where found[index] >= 0 { placement.beforePosition[start.slots[index]] = found[index] }
         // Members whose sort values didn't change and that were in the result: the same position. The others
         // are searched with the old keys left, all in step.
-        var memberBounds = [Int](repeating: 0, count: members.count)
+        var memberBounds = [Int](filled: 0, count: members.count)
         var searchedMember: [(member: Int, target: Int)] = []
         for member in 0..<members.count {
             let position = placement.beforePosition[slots[member]]
@@ -127,31 +129,31 @@ struct KeySearch {
     }
 
     /// ``place(members:slots:)`` with every key's sort values in memory.
-    private func placeInMemory(members: SortKeys, slots: [Int], baseValues: [Double], oldPositions: [Int]?) throws -> Placement {
+    private func placeInMemory(members: SortKeys, slots: [Int], _ dense: DenseKeySearch, oldPositions: [Int]?) throws -> Placement {
         var placement = Placement(touchedCount: touched.ids.count)
-        if let oldPositions {
-            for (index, position) in oldPositions.enumerated() where position >= 0 { placement.beforePosition[start.slots[index]] = position }
-        } else {
-            let oldValues = try Self.numbers(old)
-            for index in 0..<old.count {
-                let position = lowerBound(oldValues, index, old.ids[index], baseValues)
-                if holds(old.ids[index], at: position) { placement.beforePosition[start.slots[index]] = position }
-            }
+        for (index, position) in try (oldPositions ?? Self.positions(of: old, dense)).enumerated() where position >= 0 {
+            placement.beforePosition[start.slots[index]] = position
         }
         placement.insertedValues = try Self.numbers(members)
         placement.holes = placement.beforePosition.filter { $0 >= 0 }.sorted()
-        placement.slots = (0..<members.count).map { member in
-            // A member whose sort values didn't change and that was in the result: the same place.
+        // A member whose sort values didn't change and that was in the result: the same place. The others are
+        // searched, in step.
+        var bounds = [Int](filled: 0, count: members.count)
+        var searched = SortKeys(width: members.width)
+        var searchedMembers: [Int] = []
+        for member in 0..<members.count {
             let position = placement.beforePosition[slots[member]]
             let previous = start.index[slots[member]]
-            let bound: Int
             if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
-                bound = position
+                bounds[member] = position
             } else {
-                bound = lowerBound(placement.insertedValues, member, members.ids[member], baseValues)
+                searched.append(from: members, member)
+                searchedMembers.append(member)
             }
-            return bound - FetchResultKeyList.lowerBound(placement.holes, bound)
         }
+        let found = dense.bounds(try Self.numbers(searched), searched.ids).positions
+        for (index, member) in searchedMembers.enumerated() { bounds[member] = found[index] }
+        placement.slots = bounds.map { $0 - FetchResultKeyList.lowerBound(placement.holes, $0) }
         return placement
     }
 
@@ -162,54 +164,6 @@ struct KeySearch {
             guard let number = SortFences.number(value) else { throw IncrementalFetch.Unmaintainable() }
             return number
         }
-    }
-
-    /// The lower bound in `before` of key `index` of `values` (dense numbers, `width` a key): the base keys
-    /// whose values of the fetch's time are less (those of removed keys, touched since, included: they are
-    /// still in order), less the removed ones among them, plus the patch's keys that are less (in order too:
-    /// the patch's keys are in the list's order, with the values they were inserted with).
-    ///
-    /// - Complexity: O(log *n* + log *K*).
-    private func lowerBound(_ values: [Double], _ index: Int, _ id: Int64, _ baseValues: [Double]) -> Int {
-        let offset = index * fetch.columns.count
-        // The ids break ties only: read them only then (each step of a search over a million keys is a cache
-        // miss). The first steps run over the directory of every 64th key (see ``SortFences/directory``).
-        let directory = before.fences!.directory
-        let stride = SortFences.directoryStride
-        let base = before.base
-        var low = firstNotLess(directory, 0, directory.count / fetch.columns.count, values, offset, id) { base[$0 * stride] }
-        // The first directory key not less is the one at `low`: the lower bound is after the one before it.
-        low = firstNotLess(baseValues, low == 0 ? 0 : (low - 1) * stride + 1, min(low * stride, base.count), values, offset, id) { base[$0] }
-        let survivors = low - FetchResultKeyList.lowerBound(before.removed, low)
-        let insertedKeys = before.insertedKeys
-        return survivors + firstNotLess(before.insertedValues, 0, insertedKeys.count, values, offset, id) { insertedKeys[$0] }
-    }
-
-    /// The first index in `low..<high` of keys in order (dense values, ``IncrementalFetch/columns``.count a key;
-    /// the id of key *i* is `idAt(i)`) whose key is not less than the target (from `offset` of `values`, and
-    /// `id`): a binary search. One column is compared inline (most fetches sort by one), more through
-    /// ``IncrementalFetch/compareValues(_:_:_:_:)``.
-    @inline(__always)
-    private func firstNotLess(
-        _ keys: [Double], _ low: Int, _ high: Int, _ values: [Double], _ offset: Int, _ id: Int64, _ idAt: (Int) -> Int64
-    ) -> Int {
-        var (low, high) = (low, high)
-        let oneColumn = fetch.columns.count == 1
-        let ascending = fetch.ascending.first ?? true
-        let target = oneColumn ? values[offset] : 0
-        while low < high {
-            let middle = (low + high) / 2
-            let order: Int
-            if oneColumn {
-                let key = keys[middle]
-                let ascendingOrder = key.isNaN ? (target.isNaN ? 0 : -1) : (target.isNaN ? 1 : (key < target ? -1 : (key == target ? 0 : 1)))
-                order = ascending ? ascendingOrder : -ascendingOrder
-            } else {
-                order = fetch.compareValues(keys, middle * fetch.columns.count, values, offset)
-            }
-            if order < 0 || (order == 0 && idAt(middle) < id) { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// The widest window of positions scanned for an id rather than searched by key.
@@ -328,6 +282,6 @@ struct Placement {
     var insertedValues: [Double] = []
 
     init(touchedCount: Int) {
-        beforePosition = Array(repeating: -1, count: touchedCount)
+        beforePosition = [Int](filled: -1, count: touchedCount)
     }
 }

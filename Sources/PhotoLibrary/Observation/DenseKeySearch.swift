@@ -1,0 +1,94 @@
+import IndexDiff
+
+/// ``KeySearch``'s searches when every key of the list has its sort values in memory (dense
+/// ``SortFences``): where keys land in a fetch result's keys, searched in step.
+///
+/// A round runs right after a commit, which leaves the list's arrays out of the processor's caches: each step
+/// of a binary search over a million keys is then a miss to memory. One search after another, a round's
+/// dozen searches would wait for each miss in turn. In step (the first step of every search, then the second
+/// step of every search, and so on) the reads of one step are independent, and the processor overlaps them.
+struct DenseKeySearch {
+    private let fetch: IncrementalFetch
+    private let list: FetchResultKeyList
+    /// The dense sort values of the list's base, ``width`` a key.
+    private let baseValues: [Double]
+    private let width: Int
+    /// Whether the first column sorts ascending: one column is compared inline (most fetches sort by one).
+    private let ascending: Bool
+
+    init(fetch: IncrementalFetch, list: FetchResultKeyList, baseValues: [Double]) {
+        self.fetch = fetch
+        self.list = list
+        self.baseValues = baseValues
+        width = fetch.columns.count
+        ascending = fetch.ascending.first ?? true
+    }
+
+    /// The lower bound in the list of each key (`values`, ``width`` a key, and `ids`), and whether the list
+    /// holds the key's id there.
+    ///
+    /// A lower bound counts the base keys whose values of the fetch's time are less (those of removed keys,
+    /// touched since, included: they are still in order), less the removed ones among them, plus the patch's
+    /// keys that are less (in order too: the patch's keys are in the list's order, with the values they were
+    /// inserted with). Keys are unique, so the list holds an id at its key's lower bound when it is the base
+    /// key there (and the patch didn't remove it) or the patch's key there.
+    ///
+    /// - Complexity: O(*t* (log *n* + log *K*)) for *t* keys, a list of *n* and a patch of *K*.
+    func bounds(_ values: [Double], _ ids: [Int64]) -> (positions: [Int], held: [Bool]) {
+        let base = list.base
+        let stride = SortFences.directoryStride
+        // The first steps run over the directory of every 64th key (see ``SortFences/directory``), the last
+        // among the 64 keys before the first directory key not less.
+        var low = [Int](filled: 0, count: ids.count)
+        var high = [Int](filled: list.fences!.directory.count / width, count: ids.count)
+        firstNotLess(list.fences!.directory, &low, &high, values, ids) { base[$0 * stride] }
+        for key in ids.indices {
+            (low[key], high[key]) = (low[key] == 0 ? 0 : (low[key] - 1) * stride + 1, min(low[key] * stride, base.count))
+        }
+        firstNotLess(baseValues, &low, &high, values, ids) { base[$0] }
+        let baseBounds = low
+        let insertedKeys = list.insertedKeys
+        low = [Int](filled: 0, count: ids.count)
+        high = [Int](filled: insertedKeys.count, count: ids.count)
+        firstNotLess(list.insertedValues, &low, &high, values, ids) { insertedKeys[$0] }
+        var positions: [Int] = []
+        var held: [Bool] = []
+        positions.reserveCapacity(ids.count)
+        held.reserveCapacity(ids.count)
+        for (key, id) in ids.enumerated() {
+            let (bound, inserted) = (baseBounds[key], low[key])
+            let removedBefore = FetchResultKeyList.lowerBound(list.removed, bound)
+            let removed = removedBefore < list.removed.count && list.removed[removedBefore] == bound
+            positions.append(bound - removedBefore + inserted)
+            held.append((bound < base.count && base[bound] == id && !removed) || (inserted < insertedKeys.count && insertedKeys[inserted] == id))
+        }
+        return (positions, held)
+    }
+
+    /// For each key *i* (of `values`, ``width`` a key, and `ids`): the first index in `low[i]..<high[i]` of
+    /// `keys` (in order, ``width`` values a key; key *j* has the id `idAt(j)`) whose key is not less. Binary
+    /// searches in step. The ids break ties only: they are read only then.
+    private func firstNotLess(
+        _ keys: [Double], _ low: inout [Int], _ high: inout [Int], _ values: [Double], _ ids: [Int64], _ idAt: (Int) -> Int64
+    ) {
+        var searching = true
+        while searching {
+            searching = false
+            for key in ids.indices where low[key] < high[key] {
+                searching = true
+                let middle = (low[key] + high[key]) / 2
+                let order = order(keys, middle, values, key)
+                if order < 0 || (order == 0 && idAt(middle) < ids[key]) { low[key] = middle + 1 } else { high[key] = middle }
+            }
+        }
+    }
+
+    /// The order of key `index` of `keys` and key `target` of `values` by their values alone: -1, 0 or 1.
+    @inline(__always)
+    private func order(_ keys: [Double], _ index: Int, _ values: [Double], _ target: Int) -> Int {
+        guard width == 1 else { return fetch.compareValues(keys, index * width, values, target * width) }
+        let (key, value) = (keys[index], values[target])
+        let order = key.isNaN ? (value.isNaN ? 0 : -1) : (value.isNaN ? 1 : (key < value ? -1 : (key == value ? 0 : 1)))
+        return ascending ? order : -order
+    }
+}
