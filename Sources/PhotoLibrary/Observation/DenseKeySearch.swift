@@ -39,24 +39,23 @@ struct DenseKeySearch {
         let stride = SortFences.directoryStride
         // The first steps run over the directory of every 64th key (see ``SortFences/directory``), the last
         // among the 64 keys before the first directory key not less.
-        var low = [Int](filled: 0, count: ids.count)
-        var high = [Int](filled: list.fences!.directory.count / width, count: ids.count)
-        firstNotLess(list.fences!.directory, &low, &high, values, ids) { base[$0 * stride] }
+        var ranges = [SearchRange](filled: SearchRange(low: 0, high: list.fences!.directory.count / width), count: ids.count)
+        firstNotLess(list.fences!.directory, &ranges, values, ids) { base[$0 * stride] }
         for key in ids.indices {
-            (low[key], high[key]) = (low[key] == 0 ? 0 : (low[key] - 1) * stride + 1, min(low[key] * stride, base.count))
+            let low = ranges[key].low
+            ranges[key] = SearchRange(low: low == 0 ? 0 : (low - 1) * stride + 1, high: min(low * stride, base.count))
         }
-        firstNotLess(baseValues, &low, &high, values, ids) { base[$0] }
-        let baseBounds = low
+        firstNotLess(baseValues, &ranges, values, ids) { base[$0] }
+        let baseBounds = ranges.map(\.low)
         let insertedKeys = list.insertedKeys
-        low = [Int](filled: 0, count: ids.count)
-        high = [Int](filled: insertedKeys.count, count: ids.count)
-        firstNotLess(list.insertedValues, &low, &high, values, ids) { insertedKeys[$0] }
+        ranges = [SearchRange](filled: SearchRange(low: 0, high: insertedKeys.count), count: ids.count)
+        firstNotLess(list.insertedValues, &ranges, values, ids) { insertedKeys[$0] }
         var positions: [Int] = []
         var held: [Bool] = []
         positions.reserveCapacity(ids.count)
         held.reserveCapacity(ids.count)
         for (key, id) in ids.enumerated() {
-            let (bound, inserted) = (baseBounds[key], low[key])
+            let (bound, inserted) = (baseBounds[key], ranges[key].low)
             let removedBefore = FetchResultKeyList.lowerBound(list.removed, bound)
             let removed = removedBefore < list.removed.count && list.removed[removedBefore] == bound
             positions.append(bound - removedBefore + inserted)
@@ -65,20 +64,28 @@ struct DenseKeySearch {
         return (positions, held)
     }
 
-    /// For each key *i* (of `values`, ``width`` a key, and `ids`): the first index in `low[i]..<high[i]` of
-    /// `keys` (in order, ``width`` values a key; key *j* has the id `idAt(j)`) whose key is not less. Binary
-    /// searches in step. The ids break ties only: they are read only then.
+    /// The indexes of a search not yet excluded: `low..<high`.
+    private struct SearchRange {
+        var low: Int
+        var high: Int
+    }
+
+    /// For each key *i* (of `values`, ``width`` a key, and `ids`): the first index in `ranges[i]` of `keys`
+    /// (in order, ``width`` values a key; key *j* has the id `idAt(j)`) whose key is not less, left in
+    /// `ranges[i].low`. Binary searches in step. The ids break ties only: they are read only then.
     private func firstNotLess(
-        _ keys: [Double], _ low: inout [Int], _ high: inout [Int], _ values: [Double], _ ids: [Int64], _ idAt: (Int) -> Int64
+        _ keys: [Double], _ ranges: inout [SearchRange], _ values: [Double], _ ids: [Int64], _ idAt: (Int) -> Int64
     ) {
-        var searching = true
-        while searching {
-            searching = false
-            for key in ids.indices where low[key] < high[key] {
-                searching = true
-                let middle = (low[key] + high[key]) / 2
-                let order = order(keys, middle, values, key)
-                if order < 0 || (order == 0 && idAt(middle) < ids[key]) { low[key] = middle + 1 } else { high[key] = middle }
+        ranges.withUnsafeMutableBufferPointer { ranges in
+            var searching = true
+            while searching {
+                searching = false
+                for key in ranges.indices where ranges[key].low < ranges[key].high {
+                    searching = true
+                    let middle = (ranges[key].low + ranges[key].high) / 2
+                    let order = order(keys, middle, values, key)
+                    if order < 0 || (order == 0 && idAt(middle) < ids[key]) { ranges[key].low = middle + 1 } else { ranges[key].high = middle }
+                }
             }
         }
     }
