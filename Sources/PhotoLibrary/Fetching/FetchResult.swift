@@ -67,7 +67,9 @@ public final class FetchResult<Object: LibraryObject>: RandomAccessCollection, S
 
     /// The same fetch at a later state, with keys that may share an earlier result's storage.
     func successor(keyList: FetchResultKeyList, sequence: Int64) -> FetchResult<Object> {
-        FetchResult(keyList: keyList, sequence: sequence, query: query, chain: chain, loader: loader)
+        // `Self`: the type this result has, without asking the runtime for `FetchResult<Object>` (the code is
+        // generic over `Object`, and the search of the runtime's tables is cold after a commit).
+        Self(keyList: keyList, sequence: sequence, query: query, chain: chain, loader: loader)
     }
 
     /// The objects' internal keys, in order.
@@ -259,16 +261,17 @@ extension FetchResult: TrackedFetchResult {}
 
 /// The batches a fetch result keeps: the most recently used few.
 struct BatchCache<T>: ~Copyable {
-    /// Made with `init()`, not a `[:]` literal: the literal of a generic value type looks up its tuple's
-    /// metadata at run time, cold code that a delivery round (which makes one result) would pay each time.
-    private var batches = [Int: [T]]()
+    /// Nil until a batch is loaded. A delivery round makes a result in code generic over its objects, where
+    /// even an empty dictionary of `[T]` asks the runtime for that type (a search of its tables, cold after a
+    /// commit); most results a round makes are never read.
+    private var batches: [Int: [T]]?
     private var order: [Int] = []
     var positions: [Int64: Int]?
     /// The keys as one array, once asked for, when the result's own are a patch.
     var keys: [Int64]?
 
     mutating func get(_ batch: Int) -> [T]? {
-        guard let objects = batches[batch] else { return nil }
+        guard let objects = batches?[batch] else { return nil }
         if let position = order.lastIndex(of: batch), position != order.count - 1 {
             order.remove(at: position)
             order.append(batch)
@@ -277,10 +280,11 @@ struct BatchCache<T>: ~Copyable {
     }
 
     mutating func put(_ batch: Int, _ objects: [T], limit: Int) {
-        batches[batch] = objects
+        if batches == nil { batches = [:] }
+        batches![batch] = objects
         order.append(batch)
         while order.count > limit {
-            batches.removeValue(forKey: order.removeFirst())
+            batches!.removeValue(forKey: order.removeFirst())
         }
     }
 }

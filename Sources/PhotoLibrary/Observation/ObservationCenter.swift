@@ -29,7 +29,9 @@ final class ObservationCenter: Sendable {
     private struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
         var streams: [UInt64: AsyncStream<Change>.Continuation] = [:]
-        var results: [ObjectIdentifier: WeakResult] = [:]
+        /// Every tracked result, once each (a result is tracked when it is made), in the order tracked: a list,
+        /// not a table by identity, so that a round's sweep hashes nothing.
+        var results: [WeakResult] = []
         var nextStreamID: UInt64 = 0
         var delivered: Int64?
         var listener: UInt64?
@@ -38,16 +40,16 @@ final class ObservationCenter: Sendable {
         /// Removes the entries of released results, in place (a round typically finds one: the result its last
         /// details replaced), and returns the live results.
         ///
-        /// - Complexity: O(*r*) for *r* tracked results, without copying the table.
+        /// - Complexity: O(*r*) for *r* tracked results, without copying the list.
         @discardableResult
         mutating func sweepResults() -> [any TrackedFetchResult] {
             var live: [any TrackedFetchResult] = []
             live.reserveCapacity(results.count)
-            var released: [ObjectIdentifier] = []
-            for (key, entry) in results {
-                if let result = entry.result { live.append(result) } else { released.append(key) }
+            results.removeAll { entry in
+                guard let result = entry.result else { return true }
+                live.append(result)
+                return false
             }
-            for key in released { results.removeValue(forKey: key) }
             trackedSinceSweep = 0
             return live
         }
@@ -76,16 +78,20 @@ final class ObservationCenter: Sendable {
 
     // MARK: Registration
 
-    /// Tracks a fetch result (weakly) so that changes can describe it. Returns it.
+    /// Tracks a fetch result (weakly) so that changes can describe it; once, when the result is made. Returns it.
     @discardableResult
     func track<Object>(_ result: FetchResult<Object>) -> FetchResult<Object> {
         state.withLock { state in
-            state.results[ObjectIdentifier(result)] = WeakResult(result: result)
+            state.results.append(WeakResult(result: result))
             state.trackedSinceSweep += 1
             if state.trackedSinceSweep > 256 { state.sweepResults() }
         }
         return result
     }
+
+    /// How many results are tracked: those alive and those released since the last sweep (tests check that the
+    /// released ones are dropped).
+    var trackedCount: Int { state.withLock { $0.results.count } }
 
     /// Registers an observer (weakly) and starts its delivery task. Registering it again changes nothing.
     func register(_ observer: any PhotoLibraryChangeObserver) throws {
