@@ -263,7 +263,7 @@ extension FetchResult: TrackedFetchResult {}
 struct BatchCache<T>: ~Copyable {
     /// Nil until a batch is loaded. A delivery round makes a result in code generic over its objects, where
     /// even an empty dictionary of `[T]` asks the runtime for that type (a search of its tables, cold after a
-    /// commit); most results a round makes are never read.
+    /// commit), and the result may never be read.
     private var batches: [Int: [T]]?
     private var order: [Int] = []
     var positions: [Int64: Int]?

@@ -4,9 +4,13 @@ import IndexDiff
 /// ``SortFences``): where keys land in a fetch result's keys, searched in step.
 ///
 /// A round runs right after a commit, which leaves the list's arrays out of the processor's caches: each step
-/// of a binary search over a million keys is then a miss to memory. One search after another, a round's
-/// dozen searches would wait for each miss in turn. In step (the first step of every search, then the second
-/// step of every search, and so on) the reads of one step are independent, and the processor overlaps them.
+/// of a binary search over a million keys is then a miss to memory. One search after another, each miss of a
+/// search waits for the one before. In step (the first step of every search, then the second step of every
+/// search, and so on) the reads of one step don't depend on each other, so the processor may overlap them.
+/// (Measured: a round about 2 % faster than the same searches one after another, for more instructions.)
+///
+/// Whether the list holds a key's id is told from what the search read on its way (the base key and the
+/// patch's key at the lower bound), not by reading the list at the position, which is two more searches.
 struct DenseKeySearch {
     private let fetch: IncrementalFetch
     private let list: FetchResultKeyList
