@@ -94,6 +94,24 @@ struct KeySearch {
         position < before.count && before[position] == id
     }
 
+    /// The members that keep their place: those whose sort values didn't change and that were in the result,
+    /// whose lower bound is their position in `before` (`beforePosition`, by touched slot). Returns each
+    /// member's bound where it keeps its place (else 0), and the other members, ascending: to search.
+    private func keptBounds(members: SortKeys, slots: [Int], _ beforePosition: [Int]) -> (bounds: [Int], moved: [Int]) {
+        var bounds = [Int](filled: 0, count: members.count)
+        var moved: [Int] = []
+        for member in 0..<members.count {
+            let position = beforePosition[slots[member]]
+            let previous = start.index[slots[member]]
+            if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
+                bounds[member] = position
+            } else {
+                moved.append(member)
+            }
+        }
+        return (bounds, moved)
+    }
+
     /// ``place(members:slots:)`` with every 16th key's sort values in memory, or none.
     private mutating func placeWithProbes(members: SortKeys, slots: [Int]) throws -> Placement {
         var placement = Placement(touchedCount: touched.ids.count)
@@ -102,19 +120,13 @@ struct KeySearch {
         // windows are searched.
         var (found, searched, searchedOld) = scanWindows(old)
         for index in 0..<old.count where found[index] >= 0 { placement.beforePosition[start.slots[index]] = found[index] }
-        // Members whose sort values didn't change and that were in the result: the same position. The others
-        // are searched with the old keys left, all in step.
-        var memberBounds = [Int](filled: 0, count: members.count)
+        // The members that don't keep their place are searched with the old keys left, all in step.
+        let kept = keptBounds(members: members, slots: slots, placement.beforePosition)
+        var memberBounds = kept.bounds
         var searchedMember: [(member: Int, target: Int)] = []
-        for member in 0..<members.count {
-            let position = placement.beforePosition[slots[member]]
-            let previous = start.index[slots[member]]
-            if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
-                memberBounds[member] = position
-            } else {
-                searchedMember.append((member, searched.count))
-                searched.append(from: members, member)
-            }
+        for member in kept.moved {
+            searchedMember.append((member, searched.count))
+            searched.append(from: members, member)
         }
         let bounds = try lowerBounds(searched)
         for (target, index) in searchedOld.enumerated() where holds(old.ids[index], at: bounds[target]) {
@@ -136,23 +148,14 @@ struct KeySearch {
         }
         placement.insertedValues = try Self.numbers(members)
         placement.holes = placement.beforePosition.filter { $0 >= 0 }.sorted()
-        // A member whose sort values didn't change and that was in the result: the same place. The others are
-        // searched, in step.
-        var bounds = [Int](filled: 0, count: members.count)
-        var searched = SortKeys(width: members.width)
-        var searchedMembers: [Int] = []
-        for member in 0..<members.count {
-            let position = placement.beforePosition[slots[member]]
-            let previous = start.index[slots[member]]
-            if position >= 0, previous >= 0, old.sameValues(previous, as: members, member) {
-                bounds[member] = position
-            } else {
-                searched.append(from: members, member)
-                searchedMembers.append(member)
-            }
-        }
-        let found = dense.bounds(try Self.numbers(searched), searched.ids).positions
-        for (index, member) in searchedMembers.enumerated() { bounds[member] = found[index] }
+        // The members that don't keep their place are searched in step, with the values just converted.
+        let kept = keptBounds(members: members, slots: slots, placement.beforePosition)
+        var bounds = kept.bounds
+        let width = members.width
+        let found = dense.bounds(
+            kept.moved.flatMap { placement.insertedValues[($0 * width)..<(($0 + 1) * width)] }, kept.moved.map { members.ids[$0] }
+        ).positions
+        for (index, member) in kept.moved.enumerated() { bounds[member] = found[index] }
         placement.slots = bounds.map { $0 - FetchResultKeyList.lowerBound(placement.holes, $0) }
         return placement
     }
